@@ -1,0 +1,184 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+
+/**
+ * Builds a large, realistic git history with `git fast-import`, streamed so the builder's memory stays
+ * small: new files, edits in the middle of existing files (real diffs for git to compute), renames,
+ * branches merged back with conflict resolutions, identifiers that trip the prefilter
+ * (`tokenizer`, `api_key_name`) without being secrets, and fake credentials sprinkled in.
+ */
+export interface SyntheticOptions {
+  commits: number;
+  /** Mean bytes of added lines per commit. */
+  bytesPerCommit: number;
+  /** One commit in this many adds a credential. */
+  secretEvery: number;
+  /** One commit in this many is a merge of a short side branch. */
+  mergeEvery: number;
+  seed?: number;
+}
+
+export interface SyntheticHistory {
+  commits: number;
+  /** Commits that added a credential (each adds exactly one, in a `code` location). */
+  secretCommits: number;
+  addedBytes: number;
+}
+
+const WORDS = (
+  'alpha beta gamma delta render parse value index count buffer stream token_count tokenizer ' +
+  'request response handler config logger cache store queue worker result error status user order item ' +
+  'apiVersion secretary password_hint_label access_level'
+).split(' ');
+
+class Rng {
+  constructor(private state: number) {}
+  next(): number {
+    this.state = (Math.imul(this.state, 1103515245) + 12345) >>> 0;
+    return this.state >>> 8;
+  }
+  int(n: number): number {
+    return this.next() % n;
+  }
+  pick<T>(list: readonly T[]): T {
+    return list[this.int(list.length)]!;
+  }
+  chars(n: number, charset: string): string {
+    let s = '';
+    for (let i = 0; i < n; i++) s += charset[this.int(charset.length)];
+    return s;
+  }
+}
+
+function codeLine(rng: Rng): string {
+  const a = rng.pick(WORDS);
+  const b = rng.pick(WORDS);
+  switch (rng.int(4)) {
+    case 0:
+      return `  const ${a}${rng.int(1000)} = ${b}(${rng.int(100)}, '${rng.pick(WORDS)} ${rng.pick(WORDS)}');`;
+    case 1:
+      return `  if (${a}.${b} > ${rng.int(10000)}) { return ${rng.pick(WORDS)}.map((x) => x.${a}); }`;
+    case 2:
+      return `  // ${a} ${b} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
+    default:
+      return `  ${a}.${b}(${JSON.stringify(`${rng.pick(WORDS)}-${rng.int(99999)}`)});`;
+  }
+}
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function secretLine(rng: Rng): string {
+  switch (rng.int(4)) {
+    case 0:
+      return `AWS_ACCESS_KEY_ID=AKIA${rng.chars(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`;
+    case 1:
+      return `const gh = "ghp_${rng.chars(36, ALNUM)}";`;
+    case 2:
+      return `stripe.key = 'sk_live_${rng.chars(30, ALNUM)}';`;
+    default:
+      return `db_password: "${rng.chars(24, ALNUM)}"`;
+  }
+}
+
+class Writer {
+  private mark = 0;
+  private time = 1_600_000_000;
+  constructor(private readonly out: Writable) {}
+  async write(s: string): Promise<void> {
+    if (!this.out.write(s)) await once(this.out, 'drain');
+  }
+  data(content: string): string {
+    return `data ${Buffer.byteLength(content)}\n${content}\n`;
+  }
+  /** Emits a commit on `ref` and returns its mark. */
+  async commit(ref: string, from: number | null, merge: number | null, ops: string): Promise<number> {
+    this.mark++;
+    this.time += 60;
+    const who = `Dev ${this.mark % 7} <dev${this.mark % 7}@example.test> ${this.time} +0000`;
+    await this.write(
+      `commit ${ref}\nmark :${this.mark}\nauthor ${who}\ncommitter ${who}\n${this.data(`change ${this.mark}`)}` +
+        (from !== null ? `from :${from}\n` : '') +
+        (merge !== null ? `merge :${merge}\n` : '') +
+        ops +
+        '\n',
+    );
+    return this.mark;
+  }
+}
+
+/** Creates a repository in `dir` (which must not exist yet) holding the synthetic history. */
+export async function buildSyntheticHistory(
+  dir: string,
+  options: SyntheticOptions,
+): Promise<SyntheticHistory> {
+  execFileSync('git', ['init', '-q', '--initial-branch=main', dir]);
+  const child = spawn('git', ['-C', dir, '-c', 'pack.compression=1', 'fast-import', '--quiet'], {
+    stdio: ['pipe', 'inherit', 'inherit'],
+  });
+  const w = new Writer(child.stdin);
+  const rng = new Rng(options.seed ?? 42);
+  const linesPerCommit = Math.max(1, Math.round(options.bytesPerCommit / 60));
+  // Live files, newest last; only the newest few hundred are edited, so the builder stays small.
+  const files: { path: string; lines: string[] }[] = [];
+  let addedBytes = 0;
+  let secretCommits = 0;
+  let head: number | null = null;
+  let made = 0;
+
+  const addLines = (count: number, withSecret: boolean): string[] => {
+    const lines = Array.from({ length: count }, () => codeLine(rng));
+    if (withSecret) lines[rng.int(count)] = secretLine(rng);
+    for (const l of lines) addedBytes += l.length + 1;
+    return lines;
+  };
+  const fileOps = (withSecret: boolean): string => {
+    let ops = '';
+    const editing = files.length > 20 && rng.int(3) !== 0;
+    if (editing) {
+      const index = files.length - 1 - rng.int(Math.min(files.length, 400));
+      const file = files[index]!;
+      const at = rng.int(file.lines.length);
+      file.lines.splice(at, rng.int(4), ...addLines(linesPerCommit, withSecret));
+      if (file.lines.length > 2000) file.lines.splice(0, file.lines.length - 2000);
+      if (rng.int(40) === 0) {
+        const to = `moved/${file.path}`;
+        ops += `R ${file.path} ${to}\n`;
+        file.path = to;
+      }
+      ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;
+    } else {
+      const dir = rng.pick(['src', 'lib', 'src/server', 'src/web', 'pkg/core', 'config']);
+      const file = { path: `${dir}/file_${files.length}.js`, lines: addLines(linesPerCommit, withSecret) };
+      files.push(file);
+      if (files.length > 4000) files.shift();
+      ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;
+    }
+    if (withSecret) secretCommits++;
+    return ops;
+  };
+
+  while (made < options.commits) {
+    const withSecret = made % options.secretEvery === options.secretEvery - 1;
+    if (
+      head !== null &&
+      made % options.mergeEvery === options.mergeEvery - 1 &&
+      made + 3 <= options.commits
+    ) {
+      // A side branch of two commits, merged back with a resolution line in a new file of its own.
+      let side = await w.commit('refs/heads/side', head, null, fileOps(false));
+      side = await w.commit('refs/heads/side', side, null, fileOps(false));
+      head = await w.commit('refs/heads/main', head, side, fileOps(withSecret));
+      made += 3;
+    } else {
+      head = await w.commit('refs/heads/main', head, null, fileOps(withSecret));
+      made++;
+    }
+  }
+  await w.write('done\n');
+  child.stdin.end();
+  const [code] = await once(child, 'close');
+  if (code !== 0) throw new Error(`git fast-import exited with ${code}`);
+  execFileSync('git', ['-C', dir, 'update-ref', '-d', 'refs/heads/side']);
+  return { commits: made, secretCommits, addedBytes };
+}

@@ -1,0 +1,11 @@
+/** What a command may touch of the process: the CLI's seams, so tests run commands in-process. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+/** A command-line mistake: exit 2 with a one-line message and a pointer to the help. */
+export class UsageError extends Error {}
+
+export const EXIT = { passed: 0, failed: 1, error: 2, incomplete: 3 } as const;

@@ -1,0 +1,47 @@
+import { RULES } from '../rules/index.js';
+import type { Rule, SecretMatch } from '../rules/rule.js';
+import { maskSecret } from './mask.js';
+import { isPlaceholder } from './placeholder.js';
+
+interface Compiled {
+  rule: Rule;
+  /** A private copy with `d` (match indices): the secret's offsets, and no `lastIndex` shared with callers. */
+  re: RegExp;
+}
+
+const withFlags = (flags: string, add: string): string => [...new Set(flags + add)].join('');
+
+const COMPILED: readonly Compiled[] = RULES.map((rule) => ({
+  rule,
+  re: new RegExp(rule.pattern.source, withFlags(rule.pattern.flags, 'gd')),
+}));
+
+function matchesOf({ rule, re }: Compiled, line: string): SecretMatch[] {
+  const out: SecretMatch[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+    if (m[0].length === 0) re.lastIndex++; // never spin on an empty match
+    const secret = m.groups?.secret;
+    const span = m.indices?.groups?.secret;
+    if (secret === undefined || span === undefined) continue;
+    if (isPlaceholder(secret) || (rule.accept && !rule.accept(secret))) continue;
+    const maskedValue = rule.mask ? rule.mask(secret, m) : maskSecret(secret);
+    out.push({ ruleId: rule.id, secret, maskedValue, start: span[0], end: span[1] });
+  }
+  return out;
+}
+
+/**
+ * Every secret in one added line (no diff prefix, no line ending), ordered by offset. A line may hold
+ * several secrets, of one rule or several; the caller keeps one finding per fingerprint.
+ * Contract 1: `generic-secret` does not report a value a specific rule already reported on the line.
+ */
+export function detectSecrets(line: string): SecretMatch[] {
+  const specific: SecretMatch[] = [];
+  const generic: SecretMatch[] = [];
+  for (const compiled of COMPILED) {
+    (compiled.rule.id === 'generic-secret' ? generic : specific).push(...matchesOf(compiled, line));
+  }
+  const kept = generic.filter((g) => !specific.some((s) => s.start < g.end && g.start < s.end));
+  return [...specific, ...kept].sort((a, b) => a.start - b.start);
+}

@@ -1,0 +1,9 @@
+/** The scanner library: the one entry point the CLI, the service and the single executable call. */
+export { ScanError } from './errors.js';
+export { fingerprintOf } from './fingerprint.js';
+export { classifyPath } from './location.js';
+export { REPORT_FORMATS, type ReportFormat, renderReport } from './report/index.js';
+export { type ScanOptions, scanRepository } from './scan.js';
+export { secretOf } from './secrets.js';
+export { isFailing, summarize } from './summary.js';
+export * from './types.js';

@@ -1,0 +1,33 @@
+import type { ScanResult } from '../types.js';
+import { renderJson } from './json.js';
+import { renderMarkdown } from './markdown.js';
+import { renderSarif } from './sarif.js';
+import { renderText } from './text.js';
+
+export { RULE_TITLES } from './common.js';
+
+export type ReportFormat = 'text' | 'json' | 'sarif' | 'markdown';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['text', 'json', 'sarif', 'markdown'];
+
+export interface ReportOptions {
+  toolVersion: string;
+  /** ANSI colors, text format only; default false (the caller decides, e.g. from `isTTY`). */
+  color?: boolean;
+}
+
+/** A pure function of the scan result: no I/O, no clock, so the same scan always renders the same bytes. */
+export function renderReport(result: ScanResult, format: ReportFormat, options: ReportOptions): string {
+  switch (format) {
+    case 'text':
+      return renderText(result, { toolVersion: options.toolVersion, color: options.color ?? false });
+    case 'json':
+      return renderJson(result, options.toolVersion);
+    case 'sarif':
+      return renderSarif(result, options.toolVersion);
+    case 'markdown':
+      return renderMarkdown(result, options.toolVersion);
+    default:
+      // A format name from outside TypeScript (a CLI flag) that slipped past validation.
+      throw new Error(`unknown report format: ${String(format)}`);
+  }
+}

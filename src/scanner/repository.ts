@@ -1,0 +1,68 @@
+import { stat } from 'node:fs/promises';
+import { ScanError } from './errors.js';
+import { parseIgnoreFile } from './ignore.js';
+import { firstLine, type GitRunner, runGit } from './sources/git.js';
+
+/** Checks that `path` exists and is a git repository (work tree or bare); one clear error if not. */
+export async function openRepository(path: string, binary: string): Promise<GitRunner> {
+  const info = await stat(path).catch(() => null);
+  if (info === null) throw new ScanError('usage', `path does not exist: ${path}`);
+  if (!info.isDirectory()) throw new ScanError('usage', `not a directory: ${path}`);
+  const git: GitRunner = { binary, repo: path };
+  const check = await runGit(git, ['rev-parse', '--git-dir']);
+  if (check.code !== 0) {
+    const message = firstLine(check.stderr);
+    if (/dubious ownership/.test(check.stderr)) {
+      throw new ScanError('fatal', `${message} (run: git config --global --add safe.directory '${path}')`);
+    }
+    throw new ScanError('usage', `not a git repository: ${path}`);
+  }
+  return git;
+}
+
+export async function isShallow(git: GitRunner): Promise<boolean> {
+  const result = await runGit(git, ['rev-parse', '--is-shallow-repository']);
+  return result.stdout.toString('utf8').trim() === 'true';
+}
+
+export interface DefaultBranch {
+  /** Short name for reports ("main"), or null when nothing is checked out and no ref was given. */
+  name: string | null;
+  /** What to read `.svcignore` from, or null when there is nothing to read. */
+  revision: string | null;
+}
+
+/**
+ * Contract 1: `--default-branch REF` if given, else the remote HEAD, else the checked-out branch (or,
+ * on a detached HEAD as CI checkouts often are, the checked-out commit).
+ */
+export async function resolveDefaultBranch(git: GitRunner, requested?: string): Promise<DefaultBranch> {
+  if (requested !== undefined) {
+    const found = await runGit(git, ['rev-parse', '--verify', '--quiet', `${requested}^{commit}`]);
+    if (found.code !== 0) throw new ScanError('usage', `default branch not found: ${requested}`);
+    return { name: shortName(requested), revision: requested };
+  }
+  const remoteHead = await runGit(git, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']);
+  if (remoteHead.code === 0) {
+    const ref = remoteHead.stdout.toString('utf8').trim();
+    return { name: shortName(ref), revision: ref };
+  }
+  const head = await runGit(git, ['symbolic-ref', '--quiet', 'HEAD']);
+  const hasCommit = (await runGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).code === 0;
+  if (head.code === 0) {
+    const ref = head.stdout.toString('utf8').trim();
+    return { name: shortName(ref), revision: hasCommit ? ref : null };
+  }
+  return hasCommit ? { name: 'HEAD', revision: 'HEAD' } : { name: null, revision: null };
+}
+
+function shortName(ref: string): string {
+  return ref.replace(/^refs\/(heads|remotes\/[^/]+|tags)\//, '');
+}
+
+/** The fingerprints listed in `.svcignore` at `revision`; empty when the file is absent. */
+export async function readIgnoreList(git: GitRunner, revision: string | null): Promise<Set<string>> {
+  if (revision === null) return new Set();
+  const result = await runGit(git, ['cat-file', 'blob', `${revision}:.svcignore`]);
+  return result.code === 0 ? parseIgnoreFile(result.stdout.toString('utf8')) : new Set();
+}

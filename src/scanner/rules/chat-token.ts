@@ -1,0 +1,40 @@
+import type { Rule } from './rule.js';
+
+// Assembled from parts so this file never holds a contiguous token the scanner would report.
+const BODY = '1234567890123-4567890123456-SvcSyntheticChat0Token';
+const BOT = 'xoxb' + '-' + BODY;
+const USER = 'xoxp' + '-' + BODY;
+const APP = 'xoxa' + '-2-' + BODY;
+const REFRESH = 'xoxr' + '-' + BODY;
+
+export const chatToken: Rule = {
+  id: 'chat-token',
+  title: 'Chat provider token',
+  keywords: ['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-'],
+  // Contract 1: at least 10 of [A-Za-z0-9-], greedy, so the whole run is the token; a token glued to a
+  // preceding run of that set is part of something else.
+  pattern: /(?<![A-Za-z0-9-])(?<secret>xox[abprs]-[A-Za-z0-9-]{10,})/g,
+  samples: {
+    positives: [
+      `CHAT_BOT_TOKEN=${BOT}`,
+      `  bot_token: "${USER}"`,
+      `{"token": "${APP}", "team": "T0123"}`,
+      `const app = new App({ token: '${BOT}', signingSecret });`,
+      `client = WebClient(token=os.environ.get("CHAT_TOKEN", "${REFRESH}"))`,
+      `export CHAT_TOKEN=${'xoxs' + '-' + BODY}`,
+      `curl -H "Authorization: Bearer ${BOT}" https://chat.test/api/auth.test`,
+      `var c={t:"${BOT}",ch:"#ops"};c.post()`,
+      `CHAT_TOKEN=${'xoxb' + '-' + '1234567890'}`,
+    ],
+    negatives: [
+      `CHAT_TOKEN=${'xoxb' + '-' + '123456789'}`,
+      `CHAT_TOKEN=${'xoxc' + '-' + BODY}`,
+      `CHAT_TOKEN=${'xoxb' + '_' + BODY}`,
+      `CHAT_TOKEN=${('xoxb' + '-' + BODY).toUpperCase()}`,
+      `CHAT_TOKEN=a${BOT}`,
+      `CHAT_TOKEN=-${BOT}`,
+      `CHAT_TOKEN=${'xoxb' + '-' + '1234567890-Example-Token'}`,
+      'Bot tokens start with xoxb- followed by numbers.',
+    ],
+  },
+};

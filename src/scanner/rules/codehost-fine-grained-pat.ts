@@ -1,0 +1,36 @@
+import type { Rule } from './rule.js';
+
+// The real shape is 22 characters, `_`, 59 characters. Assembled from parts so this file never holds a
+// contiguous token the scanner would report.
+const BODY = '11SVCSYNTH0Fixture0Pat' + '_' + 'SvcSynthetic0FineGrained0Pat0For0Scanner0Tests0Aa1Bb2Cc3Dd4';
+const PAT = 'codehost_pat' + '_' + BODY;
+
+export const codehostFineGrainedPat: Rule = {
+  id: 'codehost-fine-grained-pat',
+  title: 'Platform A fine-grained personal access token',
+  keywords: ['codehost_pat_'],
+  // Contract 1: exactly 82 of [A-Za-z0-9_], and not part of a longer run of that set on either side.
+  pattern: /(?<![A-Za-z0-9_])(?<secret>codehost_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/g,
+  samples: {
+    positives: [
+      `CODEHOST_PAT=${PAT}`,
+      `  token: "${PAT}"`,
+      `{"auth": "${PAT}", "scopes": ["repo"]}`,
+      `const client = new Client({ auth: '${PAT}' });`,
+      `gh = Codehost(login_or_token=os.environ.get("PAT", "${PAT}"))`,
+      `export GH_TOKEN=${PAT}`,
+      `git push https://bot:${PAT}@codehost.test/org/repo.git HEAD`,
+      `!function(){var t="${PAT}";fetch(u,{headers:{a:t}})}();`,
+    ],
+    negatives: [
+      `CODEHOST_PAT=${PAT.slice(0, -1)}`,
+      `CODEHOST_PAT=${PAT}9`,
+      `CODEHOST_PAT=${PAT}_`,
+      `CODEHOST_PAT=my_${PAT}`,
+      `CODEHOST_PAT=${PAT.slice(0, 40)}-${PAT.slice(41)}`,
+      `CODEHOST_PAT=${'CODEHOST_PAT' + '_' + BODY}`,
+      `CODEHOST_PAT=${'codehost_pat' + '_' + BODY.slice(0, 60) + 'REDACTED' + BODY.slice(68)}`,
+      'Fine-grained tokens begin with codehost_pat_ and are 95 characters long.',
+    ],
+  },
+};

@@ -1,0 +1,39 @@
+import type { Rule } from './rule.js';
+
+// Assembled from parts so this file never holds a contiguous token the scanner would report.
+const BODY = 'SvcSynthetic0Codehost0Token0Aa11Bb22';
+const PAT = 'ghp' + '_' + BODY;
+const OAUTH = 'gho' + '_' + BODY;
+const USER = 'ghu' + '_' + BODY;
+const REFRESH = 'ghr' + '_' + BODY;
+const SERVER = 'ghs' + '_' + BODY;
+
+export const codehostToken: Rule = {
+  id: 'codehost-token',
+  title: 'Platform A token',
+  keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
+  // Contract 1: exactly 36 of [A-Za-z0-9], and not part of a longer run of that set on either side.
+  pattern: /(?<![A-Za-z0-9])(?<secret>gh[pousr]_[A-Za-z0-9]{36})(?![A-Za-z0-9])/g,
+  samples: {
+    positives: [
+      `GITHUB_TOKEN=${PAT}`,
+      `git clone https://x-access-token:${SERVER}@codehost.test/org/repo.git`,
+      `    token: "${OAUTH}"`,
+      `const octokit = new Octokit({ auth: '${USER}' });`,
+      `headers = {"Authorization": "Bearer ${REFRESH}"}`,
+      `export GH_TOKEN=${PAT}`,
+      `{"codehost_token":"${PAT}","org":"acme"}`,
+      `fetch(u,{headers:{authorization:"token ${PAT}"}}).then(r=>r.json())`,
+    ],
+    negatives: [
+      `GITHUB_TOKEN=${PAT.slice(0, -1)}`,
+      `GITHUB_TOKEN=${PAT}Z`,
+      `GITHUB_TOKEN=x${PAT}`,
+      `GITHUB_TOKEN=${'ghx' + '_' + BODY}`,
+      `GITHUB_TOKEN=${('ghp' + '_' + BODY).toUpperCase()}`,
+      `GITHUB_TOKEN=${'ghp' + '_' + BODY.slice(0, 18) + '-' + BODY.slice(18)}`,
+      `GITHUB_TOKEN=${'ghp' + '_' + 'ExampleExampleExampleExampleExample1'}`,
+      'Classic tokens start with ghp_ and carry 36 more characters.',
+    ],
+  },
+};

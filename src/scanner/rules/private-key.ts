@@ -1,0 +1,43 @@
+import type { Rule } from './rule.js';
+
+// Headers are assembled from parts so this file never holds a contiguous header the scanner would report.
+const B = '-----BEGIN ';
+const header = (type: string) => B + type + 'PRIVATE KEY-----';
+
+export const privateKey: Rule = {
+  id: 'private-key',
+  title: 'Private key block',
+  keywords: ['private key'],
+  // Contract 1: the listed types or none, plus the PGP armour header (`... KEY BLOCK-----`, PGP only).
+  // Case-sensitive: PEM and armour headers are upper case by definition.
+  pattern:
+    /(?<secret>-----BEGIN (?:(?:(?<type>RSA|EC|DSA|OPENSSH) )?PRIVATE KEY|(?<pgp>PGP) PRIVATE KEY(?: BLOCK)?)-----)/g,
+  // Spec 2.2: the key type from the header stands in for the first four characters.
+  mask: (_secret, match) => match.groups?.type ?? match.groups?.pgp ?? 'PRIVATE KEY',
+  samples: {
+    positives: [
+      header('RSA '),
+      header('EC '),
+      header('DSA '),
+      header('OPENSSH '),
+      header(''),
+      B + 'PGP PRIVATE KEY BLOCK-----',
+      header('PGP '),
+      `  "private_key": "${header('')}\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n",`,
+      `ssh_key: "${header('OPENSSH ')}\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU="`,
+      `const pem = '${header('EC ')}\\n' + body + '\\n-----END EC PRIVATE KEY-----';`,
+    ],
+    negatives: [
+      header('ENCRYPTED '),
+      B + 'PUBLIC KEY-----',
+      B + 'RSA PUBLIC KEY-----',
+      B + 'CERTIFICATE-----',
+      B + 'PGP PUBLIC KEY BLOCK-----',
+      header('DH '),
+      B + 'RSA PRIVATE KEY BLOCK-----',
+      header('RSA ').toLowerCase(),
+      '-----END RSA PRIVATE KEY-----',
+      'Paste your private key below; it never leaves this machine.',
+    ],
+  },
+};

@@ -1,0 +1,35 @@
+import type { Rule } from './rule.js';
+
+// Assembled from parts so this file never holds a contiguous key the scanner would report.
+const BODY = 'SySvc-Synthetic_Web0Api0Key0Aa1Bb2C';
+const KEY = 'AI' + 'za' + BODY;
+
+export const webapiKey: Rule = {
+  id: 'webapi-key',
+  title: 'Web API provider key',
+  keywords: ['aiza'],
+  // Contract 1: exactly 35 of [A-Za-z0-9_-], and not part of a longer run of that set on either side.
+  pattern: /(?<![A-Za-z0-9_-])(?<secret>AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])/g,
+  samples: {
+    positives: [
+      `MAPS_API_KEY=${KEY}`,
+      `  browserKey: ${KEY}`,
+      `{"current_key": "${KEY}", "project": "svc-synthetic"}`,
+      `const firebaseConfig = { apiKey: "${KEY}", authDomain: "svc.test" };`,
+      `gmaps = Client(key='${KEY}')`,
+      `export WEBAPI_KEY=${KEY}`,
+      `<script src="https://maps.webapi.test/js?key=${KEY}&callback=init"></script>`,
+      `var k="${KEY}";loadMap(k)`,
+    ],
+    negatives: [
+      `MAPS_API_KEY=${KEY.slice(0, -1)}`,
+      `MAPS_API_KEY=${KEY}x`,
+      `MAPS_API_KEY=${KEY}-`,
+      `MAPS_API_KEY=_${KEY}`,
+      `MAPS_API_KEY=${'AI' + 'ZA' + BODY}`,
+      `MAPS_API_KEY=${'AI' + 'za' + BODY.slice(0, 10) + '.' + BODY.slice(11)}`,
+      `MAPS_API_KEY=${'AI' + 'za' + 'Sy-DUMMY-KEY-FOR-LOCAL-DEV-00000000'}`,
+      'Web API keys begin with AIza and are 39 characters long.',
+    ],
+  },
+};

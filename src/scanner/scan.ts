@@ -1,0 +1,90 @@
+import { availableParallelism } from 'node:os';
+import { detectSecrets } from './detect/detect-line.js';
+import { PREFILTER } from './detect/prefilter.js';
+import { fingerprintOf } from './fingerprint.js';
+import { classifyPath } from './location.js';
+import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './repository.js';
+import { attachSecret } from './secrets.js';
+import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
+import { scanHistory } from './sources/history.js';
+import { summarize } from './summary.js';
+import type { Finding, ScanResult } from './types.js';
+
+export interface ScanOptions {
+  /** A git work tree or bare repository. */
+  path: string;
+  /** Where `.svcignore` is read (contract 1); default: remote HEAD, else the checked-out branch. */
+  defaultBranch?: string;
+  /** The git executable; default `git` from PATH. */
+  gitBinary?: string;
+  /** `git log` processes to run at once; default: the machine's cores, at most 4. */
+  parallelism?: number;
+  onProgress?: (done: number, total: number) => void;
+  /** Non-fatal problems (a shallow clone, unreadable commits), one line each. */
+  onWarning?: (message: string) => void;
+}
+
+/** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
+export async function scanRepository(options: ScanOptions): Promise<ScanResult> {
+  const git = await openRepository(options.path, options.gitBinary ?? 'git');
+  const shallow = await isShallow(git);
+  if (shallow) {
+    options.onWarning?.(
+      'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
+    );
+  }
+  const branch = await resolveDefaultBranch(git, options.defaultBranch);
+  const ignoreList = await readIgnoreList(git, branch.revision);
+
+  const findings = new Map<string, Finding>();
+  const sink: AddedLineSink = {
+    onCandidateLine(commit: CommitInfo, path: string, line: number, text: string) {
+      for (const match of detectSecrets(text)) {
+        const fingerprint = fingerprintOf(match.ruleId, commit.sha, path, line);
+        if (findings.has(fingerprint)) continue;
+        const finding: Finding = {
+          ruleId: match.ruleId,
+          commit: commit.sha,
+          path,
+          line,
+          location: classifyPath(path),
+          maskedValue: match.maskedValue,
+          verification: 'unchecked',
+          fingerprint,
+          ignored: ignoreList.has(fingerprint),
+          author: commit.author,
+          date: commit.date,
+        };
+        attachSecret(finding, match.secret);
+        findings.set(fingerprint, finding);
+      }
+    },
+  };
+
+  const history = await scanHistory({
+    git,
+    sink,
+    prefilter: PREFILTER,
+    parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
+    onProgress: options.onProgress,
+  });
+  if (history.unreadableCommits.length > 0) {
+    options.onWarning?.(
+      `${history.unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
+    );
+  }
+
+  const list = [...findings.values()];
+  const summary = summarize(list);
+  return {
+    repository: options.path,
+    defaultBranch: branch.name,
+    commitsScanned: history.commitsScanned,
+    incomplete: history.unreadableCommits.length > 0,
+    unreadableCommits: history.unreadableCommits,
+    shallow,
+    findings: list,
+    summary,
+    passed: summary.failing === 0,
+  };
+}

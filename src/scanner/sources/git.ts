@@ -1,0 +1,73 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { ScanError } from '../errors.js';
+
+/**
+ * Settings that make git's output the same whatever the user's configuration: no pager, C locale
+ * (English error messages we can recognise), no prompts, no optional locks on someone else's
+ * repository, and no replace refs (scan the objects as stored).
+ */
+const GIT_ENV_OVERRIDES: Record<string, string> = {
+  LC_ALL: 'C',
+  LANGUAGE: 'C',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_OPTIONAL_LOCKS: '0',
+  GIT_NO_REPLACE_OBJECTS: '1',
+};
+
+export interface GitRunner {
+  /** The git executable. */
+  binary: string;
+  /** The repository (work tree or bare). */
+  repo: string;
+}
+
+export interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Spawns git in the repository; the caller owns the streams. */
+export function spawnGit(git: GitRunner, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn(git.binary, ['-C', git.repo, ...args], {
+    env: { ...process.env, ...GIT_ENV_OVERRIDES },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs a short git command to completion and collects its output. */
+export function runGit(git: GitRunner, args: readonly string[], input?: Buffer | string): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(git, args);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(spawnFailure(git, e)));
+    child.on('close', (code) =>
+      resolve({ code: code ?? 128, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.on('error', () => {}); // git may exit before reading all input; its exit code tells.
+    child.stdin.end(input);
+  });
+}
+
+/** Like runGit, but a non-zero exit is a fatal error with git's own first message line. */
+export async function gitOrThrow(git: GitRunner, args: readonly string[]): Promise<string> {
+  const result = await runGit(git, args);
+  if (result.code !== 0) throw new ScanError('fatal', `git ${args[0]} failed: ${firstLine(result.stderr)}`);
+  return result.stdout.toString('utf8');
+}
+
+export function spawnFailure(git: GitRunner, e: NodeJS.ErrnoException): ScanError {
+  if (e.code === 'ENOENT') {
+    return new ScanError('fatal', `git is not installed or not on PATH (looked for "${git.binary}")`);
+  }
+  return new ScanError('fatal', `could not run git: ${e.message}`);
+}
+
+export function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? 'no message';
+  return line.replace(/^(fatal|error): /, '').trim();
+}

@@ -1,0 +1,175 @@
+import { ScanError } from '../errors.js';
+import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser } from './diff-parser.js';
+import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git.js';
+
+/**
+ * `git log` with every option that shapes its output pinned, so user configuration (diff.noprefix,
+ * log.showSignature, diff.external, textconv drivers, color.ui=always, diff.submodule=log...) cannot
+ * change what the parser reads. -U0: only changed lines; --cc: merges show the lines in none of their
+ * parents (conflict resolutions, evil merges); -M: renames (git's default similarity).
+ */
+const LOG_ARGS = [
+  '-c',
+  'log.showRoot=true',
+  '-c',
+  'log.showSignature=false',
+  '-c',
+  'diff.renames=true',
+  'log',
+  '--no-walk=unsorted',
+  COMMIT_FORMAT,
+  '--encoding=UTF-8',
+  '-p',
+  '-U0',
+  '--cc',
+  '-M',
+  '--inter-hunk-context=0',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-relative',
+  '--no-notes',
+  '--submodule=short',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
+
+/** Commits are dealt to the workers in blocks this size, so each keeps its git caches warm. */
+const BLOCK = 1024;
+
+export interface HistoryScanOptions {
+  git: GitRunner;
+  sink: AddedLineSink;
+  prefilter: RegExp;
+  /** How many `git log` processes to run at once. */
+  parallelism: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface HistoryScanOutcome {
+  commitsTotal: number;
+  commitsScanned: number;
+  unreadableCommits: string[];
+}
+
+/** A list of commit ids stored as one buffer of fixed-width `<hex>\n` records: ~41 bytes a commit. */
+class CommitList {
+  constructor(
+    readonly records: Buffer,
+    readonly width: number,
+  ) {}
+  get length(): number {
+    return this.width === 0 ? 0 : this.records.length / this.width;
+  }
+  at(i: number): string {
+    return this.records.toString('latin1', i * this.width, (i + 1) * this.width - 1);
+  }
+  from(i: number): Buffer {
+    return this.records.subarray(i * this.width);
+  }
+}
+
+/** Scans every line added by every commit reachable from any ref. */
+export async function scanHistory(options: HistoryScanOptions): Promise<HistoryScanOutcome> {
+  const all = await listCommits(options.git);
+  const total = all.length;
+  let done = 0;
+  const progress = () => options.onProgress?.(Math.min(done, total), total);
+  const parts = partition(all, Math.max(1, Math.min(options.parallelism, Math.ceil(total / BLOCK))));
+  const unreadable: string[] = [];
+  await Promise.all(
+    parts.map((part) =>
+      scanPart(options, part, unreadable, () => {
+        done++;
+        progress();
+      }),
+    ),
+  );
+  return {
+    commitsTotal: total,
+    commitsScanned: total - unreadable.length,
+    unreadableCommits: unreadable.sort(),
+  };
+}
+
+async function listCommits(git: GitRunner): Promise<CommitList> {
+  const result = await runGit(git, ['rev-list', '--all']);
+  if (result.code !== 0) {
+    throw new ScanError('fatal', `cannot list the repository's commits: ${firstLine(result.stderr)}`);
+  }
+  const nl = result.stdout.indexOf(0x0a);
+  return new CommitList(result.stdout, nl + 1);
+}
+
+function partition(all: CommitList, count: number): CommitList[] {
+  if (count === 1) return [all];
+  const buffers: Buffer[][] = Array.from({ length: count }, () => []);
+  for (let block = 0; block * BLOCK < all.length; block++) {
+    const start = block * BLOCK * all.width;
+    buffers[block % count]!.push(all.records.subarray(start, start + BLOCK * all.width));
+  }
+  return buffers.map((b) => new CommitList(Buffer.concat(b), all.width));
+}
+
+/**
+ * Runs `git log` over one part's commits. A damaged repository makes git die at the first object it
+ * cannot read; we then find the commit that failed, record it, and go on with the ones after it.
+ */
+async function scanPart(
+  options: HistoryScanOptions,
+  part: CommitList,
+  unreadable: string[],
+  onCommitDone: () => void,
+): Promise<void> {
+  let start = 0;
+  while (start < part.length) {
+    const run = await runLog(options, ['--stdin'], part.from(start), onCommitDone);
+    if (run.ok) return;
+    // git prints a commit's header only after its rename detection has read blobs, so the failing
+    // commit is either the last one whose header we saw or the one after it: try each alone.
+    const last = start + run.commitsSeen - 1;
+    const candidates = run.commitsSeen === 0 ? [start] : [last, last + 1];
+    let next = candidates[candidates.length - 1]! + 1;
+    for (const index of candidates) {
+      if (index >= part.length) break;
+      const single = await runLog(options, [part.at(index)], undefined, () => {});
+      if (!single.ok) {
+        unreadable.push(part.at(index));
+        next = index + 1;
+        break;
+      }
+    }
+    start = next;
+  }
+}
+
+interface LogRun {
+  ok: boolean;
+  commitsSeen: number;
+}
+
+function runLog(
+  options: HistoryScanOptions,
+  revisions: string[],
+  stdin: Buffer | undefined,
+  onCommitDone: () => void,
+): Promise<LogRun> {
+  return new Promise((resolve, reject) => {
+    const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
+    // A commit is done when the next one's header arrives, or when git exits cleanly.
+    const parser = new DiffStreamParser(options.sink, prefilter, () => {
+      if (parser.commitsSeen > 1) onCommitDone();
+    });
+    const child = spawnGit(options.git, [...LOG_ARGS, ...revisions]);
+    child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
+    child.stderr.resume();
+    child.on('error', (e) => reject(spawnFailure(options.git, e)));
+    child.on('close', (code) => {
+      parser.end();
+      if (code === 0 && parser.commitsSeen > 0) onCommitDone();
+      resolve({ ok: code === 0, commitsSeen: parser.commitsSeen });
+    });
+    child.stdin.on('error', () => {}); // git died early; its exit code says so.
+    child.stdin.end(stdin);
+  });
+}

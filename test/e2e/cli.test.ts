@@ -1,0 +1,196 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  fakeChatToken,
+  fakeCloudKeyId,
+  fakeCodehostToken,
+  fakeGenericValue,
+  fakePaymentKey,
+  fakeWebApiKey,
+} from '../helpers/fake-secrets.js';
+import { TestRepo } from '../helpers/git-repo.js';
+
+/** The built CLI, as `npx svc` runs it: these tests exercise the real entry point, not the sources. */
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+
+function svc(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const SECRETS = [
+  fakeCloudKeyId(501),
+  fakeCodehostToken(502),
+  fakeChatToken(503),
+  fakePaymentKey(504),
+  fakeWebApiKey(505),
+  fakeGenericValue(506),
+];
+
+let repo: TestRepo;
+let out: string;
+
+beforeAll(() => {
+  expect(statSync(CLI).isFile(), 'run `npm run build` first').toBe(true);
+  repo = new TestRepo();
+  repo.commitFiles({
+    'src/config.js': `export const aws = '${SECRETS[0]}';\nexport const gh = '${SECRETS[1]}';\n`,
+    'tests/fixtures/slack.json': `{"token": "${SECRETS[2]}"}\n`,
+  });
+  repo.commitFiles({
+    'billing.env': `STRIPE=${SECRETS[3]}\nMAPS=${SECRETS[4]}\napi_key = "${SECRETS[5]}"\n`,
+  });
+  out = mkdtempSync(join(tmpdir(), 'svc-out-'));
+});
+afterAll(() => {
+  repo.cleanup();
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe('svc scan', () => {
+  it('fails with exit 1 and a text report for secrets in code', () => {
+    const r = svc(['scan', repo.dir, '--no-verify']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/FAIL/);
+    expect(r.stdout).toContain('ignore: cloud-access-key-id:');
+    expect(r.stderr).toBe('');
+  });
+
+  it('writes each format to --output, and JSON matches contract 2.2', () => {
+    for (const format of ['text', 'json', 'sarif', 'markdown']) {
+      const file = join(out, `report.${format}`);
+      const r = svc(['scan', repo.dir, '--no-verify', '--format', format, '--output', file]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toBe('');
+    }
+    const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    expect(Object.keys(json)).toEqual([
+      'version',
+      'tool',
+      'repository',
+      'defaultBranch',
+      'commitsScanned',
+      'incomplete',
+      'unreadableCommits',
+      'findings',
+      'summary',
+      'passed',
+    ]);
+    expect(json).toMatchObject({ version: 1, repository: repo.dir, commitsScanned: 2, passed: false });
+    expect(json.summary).toMatchObject({ total: 6, failing: 5, byLocation: { code: 5, test: 1 } });
+  });
+
+  it('scans the current directory by default', () => {
+    const r = svc(['scan', '--format', 'json', '--no-verify'], { cwd: repo.dir });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).repository).toBe('.');
+  });
+
+  it('never writes a full secret anywhere: stdout, stderr or any file it wrote', () => {
+    const outputs = [svc(['scan', repo.dir, '--no-verify']), svc(['scan', repo.dir, '--format', 'json'])];
+    const written = readdirSync(out).map((f) => readFileSync(join(out, f), 'utf8'));
+    const everything = [...outputs.flatMap((o) => [o.stdout, o.stderr]), ...written].join('\n');
+    expect(written.length).toBeGreaterThanOrEqual(4);
+    for (const secret of SECRETS) {
+      expect(everything).not.toContain(secret);
+      expect(everything).toContain(secret.slice(0, 4)); // the masked value is there
+    }
+  });
+
+  it('passes with exit 0 when every code finding is ignored', () => {
+    const clean = new TestRepo();
+    try {
+      const c = clean.commitFiles({ 'app.env': `KEY=${fakeCloudKeyId(601)}\n` });
+      clean.commitFiles({ '.svcignore': `cloud-access-key-id:${c.slice(0, 12)}:app.env:1\n` });
+      const r = svc(['scan', clean.dir, '--no-verify']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/PASS/);
+    } finally {
+      clean.cleanup();
+    }
+  });
+
+  it('exits 3 when objects are missing and nothing else failed', () => {
+    const damaged = new TestRepo();
+    try {
+      const c = damaged.commitFiles({ 'a.txt': 'gone\n' });
+      damaged.commitFiles({ 'b.txt': 'fine\n' });
+      const blob = damaged.git('rev-parse', `${c}:a.txt`);
+      rmSync(join(damaged.dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+      const r = svc(['scan', damaged.dir, '--format', 'json']);
+      expect(r.code).toBe(3);
+      expect(JSON.parse(r.stdout)).toMatchObject({ incomplete: true, unreadableCommits: [c] });
+      expect(r.stderr).toMatch(/^svc: warning: 1 commit\(s\) could not be read/);
+    } finally {
+      damaged.cleanup();
+    }
+  });
+
+  it('passes an empty repository', () => {
+    const empty = new TestRepo();
+    try {
+      const r = svc(['scan', empty.dir, '--format', 'json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ commitsScanned: 0, passed: true });
+    } finally {
+      empty.cleanup();
+    }
+  });
+});
+
+describe('bad input: one clear line, exit 2, never a stack trace', () => {
+  const oneLine = (stderr: string) => {
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  };
+
+  it.each([
+    [['scan', '--bogus'], /svc: Unknown option --bogus/],
+    [['scan', '--format', 'xml'], /unknown format "xml"/],
+    [['scan', '/no/such/path'], /path does not exist: \/no\/such\/path/],
+    [['scan', 'a', 'b'], /expected one PATH/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['scan', '.', '--default-branch', 'nope'], /default branch not found: nope/],
+  ])('%j', (args, message) => {
+    const r = svc(args as string[], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    oneLine(r.stderr);
+  });
+
+  it('not a repository', () => {
+    const r = svc(['scan', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not a git repository/);
+    oneLine(r.stderr);
+  });
+
+  it('git missing from PATH', () => {
+    const r = svc(['scan', repo.dir], { env: { ...process.env, PATH: '/nonexistent' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/git is not installed or not on PATH/);
+    oneLine(r.stderr);
+  });
+
+  it('an unwritable --output', () => {
+    const r = svc(['scan', repo.dir, '--output', '/no/such/dir/report.txt']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot write \/no\/such\/dir\/report.txt: ENOENT/);
+    oneLine(r.stderr);
+  });
+});
+
+describe('help and version', () => {
+  it('prints the version and the help', () => {
+    expect(svc(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(svc(['--help']).stdout).toMatch(/svc scan \[PATH\]/);
+    expect(svc(['scan', '--help']).stdout).toMatch(/--no-verify/);
+  });
+});
