@@ -7,6 +7,8 @@ export interface Measurement {
   peakTreeMiB: number;
   /** Peak resident memory of the single largest process in the tree. */
   peakLargestMiB: number;
+  /** Peak resident memory of the command's own process (node for svc, git for the baseline). */
+  peakRootMiB: number;
   code: number | null;
 }
 
@@ -29,12 +31,13 @@ function processTable(): Map<number, { ppid: number; rssKiB: number }> {
   return table;
 }
 
-function treeMemory(root: number): { total: number; largest: number } {
+function treeMemory(root: number): { total: number; largest: number; own: number } {
   const table = processTable();
   const children = new Map<number, number[]>();
   for (const [pid, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   let total = 0;
   let largest = 0;
+  const own = table.get(root)?.rssKiB ?? 0;
   const stack = [root];
   while (stack.length > 0) {
     const pid = stack.pop()!;
@@ -43,7 +46,7 @@ function treeMemory(root: number): { total: number; largest: number } {
     largest = Math.max(largest, rss);
     stack.push(...(children.get(pid) ?? []));
   }
-  return { total, largest };
+  return { total, largest, own };
 }
 
 /** Runs a command, sampling its process tree's memory every 20 ms; stdout goes to /dev/null. */
@@ -53,9 +56,11 @@ export function measure(command: string, args: string[], cwd?: string): Promise<
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
     let peakTree = 0;
     let peakLargest = 0;
+    let peakRoot = 0;
     const timer = setInterval(() => {
       if (child.pid === undefined) return;
-      const { total, largest } = treeMemory(child.pid);
+      const { total, largest, own } = treeMemory(child.pid);
+      peakRoot = Math.max(peakRoot, own);
       peakTree = Math.max(peakTree, total);
       peakLargest = Math.max(peakLargest, largest);
     }, 20);
@@ -66,6 +71,7 @@ export function measure(command: string, args: string[], cwd?: string): Promise<
         wallSeconds: Number(process.hrtime.bigint() - started) / 1e9,
         peakTreeMiB: peakTree / 1024,
         peakLargestMiB: peakLargest / 1024,
+        peakRootMiB: peakRoot / 1024,
         code,
       });
     });

@@ -27,10 +27,14 @@ export interface SyntheticHistory {
 }
 
 const WORDS = (
-  'alpha beta gamma delta render parse value index count buffer stream token_count tokenizer ' +
-  'request response handler config logger cache store queue worker result error status user order item ' +
-  'apiVersion secretary password_hint_label access_level'
+  'alpha beta gamma delta render parse value index count buffer stream request response handler ' +
+  'config logger cache store queue worker result error status user order item apiVersion'
 ).split(' ');
+/**
+ * Words that wake the prefilter without being secrets. Real code trips it on about 1.75% of lines
+ * (measured over this project's node_modules); at one word in 200 about 3% of lines here do.
+ */
+const TRIP_WORDS = ['tokenizer', 'secretary', 'password_hint_label', 'access_level', 'api_key_name'];
 
 class Rng {
   constructor(private state: number) {}
@@ -44,6 +48,9 @@ class Rng {
   pick<T>(list: readonly T[]): T {
     return list[this.int(list.length)]!;
   }
+  word(): string {
+    return this.int(200) === 0 ? this.pick(TRIP_WORDS) : this.pick(WORDS);
+  }
   chars(n: number, charset: string): string {
     let s = '';
     for (let i = 0; i < n; i++) s += charset[this.int(charset.length)];
@@ -52,17 +59,17 @@ class Rng {
 }
 
 function codeLine(rng: Rng): string {
-  const a = rng.pick(WORDS);
-  const b = rng.pick(WORDS);
+  const a = rng.word();
+  const b = rng.word();
   switch (rng.int(4)) {
     case 0:
-      return `  const ${a}${rng.int(1000)} = ${b}(${rng.int(100)}, '${rng.pick(WORDS)} ${rng.pick(WORDS)}');`;
+      return `  const ${a}${rng.int(1000)} = ${b}(${rng.int(100)}, '${rng.word()} ${rng.word()}');`;
     case 1:
-      return `  if (${a}.${b} > ${rng.int(10000)}) { return ${rng.pick(WORDS)}.map((x) => x.${a}); }`;
+      return `  if (${a}.${b} > ${rng.int(10000)}) { return ${rng.word()}.map((x) => x.${a}); }`;
     case 2:
-      return `  // ${a} ${b} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`;
+      return `  // ${a} ${b} ${rng.word()} ${rng.word()} ${rng.word()} ${rng.word()}`;
     default:
-      return `  ${a}.${b}(${JSON.stringify(`${rng.pick(WORDS)}-${rng.int(99999)}`)});`;
+      return `  ${a}.${b}(${JSON.stringify(`${rng.word()}-${rng.int(99999)}`)});`;
   }
 }
 
@@ -121,6 +128,7 @@ export async function buildSyntheticHistory(
   const linesPerCommit = Math.max(1, Math.round(options.bytesPerCommit / 60));
   // Live files, newest last; only the newest few hundred are edited, so the builder stays small.
   const files: { path: string; lines: string[] }[] = [];
+  let created = 0;
   let addedBytes = 0;
   let secretCommits = 0;
   let head: number | null = null;
@@ -132,16 +140,18 @@ export async function buildSyntheticHistory(
     for (const l of lines) addedBytes += l.length + 1;
     return lines;
   };
-  const fileOps = (withSecret: boolean): string => {
+  // Side-branch commits only edit files main already has, and only main renames, so every path an
+  // operation names exists on the branch it is applied to.
+  const fileOps = (withSecret: boolean, onSide = false): string => {
     let ops = '';
-    const editing = files.length > 20 && rng.int(3) !== 0;
+    const editing = files.length > 20 && (onSide || rng.int(3) !== 0);
     if (editing) {
       const index = files.length - 1 - rng.int(Math.min(files.length, 400));
       const file = files[index]!;
       const at = rng.int(file.lines.length);
       file.lines.splice(at, rng.int(4), ...addLines(linesPerCommit, withSecret));
       if (file.lines.length > 2000) file.lines.splice(0, file.lines.length - 2000);
-      if (rng.int(40) === 0) {
+      if (!onSide && rng.int(40) === 0) {
         const to = `moved/${file.path}`;
         ops += `R ${file.path} ${to}\n`;
         file.path = to;
@@ -149,7 +159,7 @@ export async function buildSyntheticHistory(
       ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;
     } else {
       const dir = rng.pick(['src', 'lib', 'src/server', 'src/web', 'pkg/core', 'config']);
-      const file = { path: `${dir}/file_${files.length}.js`, lines: addLines(linesPerCommit, withSecret) };
+      const file = { path: `${dir}/file_${created++}.js`, lines: addLines(linesPerCommit, withSecret) };
       files.push(file);
       if (files.length > 4000) files.shift();
       ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;
@@ -166,8 +176,8 @@ export async function buildSyntheticHistory(
       made + 3 <= options.commits
     ) {
       // A side branch of two commits, merged back with a resolution line in a new file of its own.
-      let side = await w.commit('refs/heads/side', head, null, fileOps(false));
-      side = await w.commit('refs/heads/side', side, null, fileOps(false));
+      let side = await w.commit('refs/heads/side', head, null, fileOps(false, true));
+      side = await w.commit('refs/heads/side', side, null, fileOps(false, true));
       head = await w.commit('refs/heads/main', head, side, fileOps(withSecret));
       made += 3;
     } else {

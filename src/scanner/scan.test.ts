@@ -194,6 +194,15 @@ describe('renames, paths and line numbers', () => {
     ]);
   });
 
+  it('scans a huge added file to its last line', async () => {
+    const r = repo();
+    const lines = Array.from({ length: 1_000_000 }, (_, i) => `row ${i} some ordinary data here`);
+    lines.push(`final = "${KEY}"`);
+    r.commitFiles({ 'data/huge.csv': `${lines.join('\n')}\n` });
+    const result = await scan(r);
+    expect(result.findings.map((f) => `${f.path}:${f.line}`)).toEqual(['data/huge.csv:1000001']);
+  });
+
   it('reports one finding per fingerprint', async () => {
     const r = repo();
     r.commitFiles({ 'twice.env': `A=${KEY} B=${fakeCloudKeyId(2)}\n` });

@@ -9,6 +9,14 @@ import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git
  * parents (conflict resolutions, evil merges); -M: renames (git's default similarity).
  */
 const LOG_ARGS = [
+  // git maps pack files into memory in windows of up to 1 GiB and keeps up to 8 GiB mapped, so its
+  // resident memory grows with the pack's size. Small windows bound it (~140 MiB a process, measured
+  // by `npm run bench`) for a few percent of speed; the delta-base cache keeps its default, as
+  // shrinking it costs far more.
+  '-c',
+  'core.packedGitWindowSize=8m',
+  '-c',
+  'core.packedGitLimit=32m',
   '-c',
   'log.showRoot=true',
   '-c',
@@ -34,8 +42,8 @@ const LOG_ARGS = [
   '--dst-prefix=b/',
 ];
 
-/** Commits are dealt to the workers in blocks this size, so each keeps its git caches warm. */
-const BLOCK = 1024;
+/** Below this many commits a second git process costs more than it saves. */
+const MIN_COMMITS_PER_PROCESS = 1024;
 
 export interface HistoryScanOptions {
   git: GitRunner;
@@ -75,7 +83,10 @@ export async function scanHistory(options: HistoryScanOptions): Promise<HistoryS
   const total = all.length;
   let done = 0;
   const progress = () => options.onProgress?.(Math.min(done, total), total);
-  const parts = partition(all, Math.max(1, Math.min(options.parallelism, Math.ceil(total / BLOCK))));
+  const parts = partition(
+    all,
+    Math.max(1, Math.min(options.parallelism, Math.ceil(total / MIN_COMMITS_PER_PROCESS))),
+  );
   const unreadable: string[] = [];
   await Promise.all(
     parts.map((part) =>
@@ -101,14 +112,17 @@ async function listCommits(git: GitRunner): Promise<CommitList> {
   return new CommitList(result.stdout, nl + 1);
 }
 
+/**
+ * Contiguous runs of the history, one per process: neighbouring commits share trees and delta bases,
+ * so a contiguous run keeps each git's caches warm (interleaved blocks measured 25% slower).
+ */
 function partition(all: CommitList, count: number): CommitList[] {
   if (count === 1) return [all];
-  const buffers: Buffer[][] = Array.from({ length: count }, () => []);
-  for (let block = 0; block * BLOCK < all.length; block++) {
-    const start = block * BLOCK * all.width;
-    buffers[block % count]!.push(all.records.subarray(start, start + BLOCK * all.width));
-  }
-  return buffers.map((b) => new CommitList(Buffer.concat(b), all.width));
+  const size = Math.ceil(all.length / count) * all.width;
+  return Array.from(
+    { length: count },
+    (_, i) => new CommitList(all.records.subarray(i * size, (i + 1) * size), all.width),
+  );
 }
 
 /**
