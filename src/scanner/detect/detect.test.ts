@@ -37,13 +37,17 @@ describe('shannonEntropy', () => {
 });
 
 describe('isPlaceholder', () => {
-  it.each(['EXAMPLE', 'xxExampleXX', 'placeholder', 'my-Dummy-key', 'CHANGEME', 'changeMe123', 'ReDaCtEd'])(
-    '%s is a placeholder',
-    (v) => expect(isPlaceholder(v)).toBe(true),
-  );
+  it.each([
+    'EXAMPLE',
+    'xxExampleXX',
+    'placeholder',
+    'my-Dummy-key',
+    'CHANGEME',
+    'changeMe123',
+    'ReDaCtEd',
+  ])('%s is a placeholder', (v) => expect(isPlaceholder(v)).toBe(true));
   it.each(['', 'Svc9!synth#Q2x$Lm7', 'exampl', 'change-me', 'dumm'])('%s is not', (v) =>
-    expect(isPlaceholder(v)).toBe(false),
-  );
+    expect(isPlaceholder(v)).toBe(false));
 });
 
 describe('maskSecret', () => {
