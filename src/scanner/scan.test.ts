@@ -395,6 +395,25 @@ describe('repositories out of the ordinary', () => {
     expect(warnings.join('\n')).toMatch(/could not be read/);
   });
 
+  it('walks around a missing commit object: the rest of history is scanned, the commit listed', async () => {
+    const r = repo();
+    r.commitFiles({ 'a.env': `KEY=${fakeCloudKeyId(31)}\n` });
+    const base = r.commitFiles({ 'b.env': `KEY=${fakeCloudKeyId(32)}\n` });
+    const lost = r.commitFiles({ 'c.env': `KEY=${fakeCloudKeyId(33)}\n` });
+    const tip = r.commitFiles({ 'd.env': `KEY=${fakeCloudKeyId(34)}\n` });
+    r.git('checkout', '-q', '-b', 'side', base);
+    const side = r.commitFiles({ 'e.env': `KEY=${fakeCloudKeyId(35)}\n` });
+    r.git('tag', '-a', '-m', 'annotated', 'v1', side);
+    rmSync(join(r.dir, '.git', 'objects', lost.slice(0, 2), lost.slice(2)));
+    const result = await scan(r);
+    expect(result.incomplete).toBe(true);
+    // The child of the lost commit cannot be diffed against it, so it is unreadable too.
+    expect(result.unreadableCommits).toEqual([lost, tip].sort());
+    // Reached through the side branch, the ancestors of the lost commit are still scanned.
+    expect(result.findings.map((f) => f.path).sort()).toEqual(['a.env', 'b.env', 'e.env']);
+    expect(result.commitsScanned).toBe(3);
+  });
+
   it('reports a clear error for a path that is not a repository or does not exist', async () => {
     const r = repo();
     const notRepo = join(r.dir, 'plain');

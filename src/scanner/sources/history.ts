@@ -1,4 +1,5 @@
 import { ScanError } from '../errors.js';
+import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser } from './diff-parser.js';
 import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git.js';
 
@@ -79,7 +80,7 @@ class CommitList {
 
 /** Scans every line added by every commit reachable from any ref. */
 export async function scanHistory(options: HistoryScanOptions): Promise<HistoryScanOutcome> {
-  const all = await listCommits(options.git);
+  const { list: all, missing } = await listCommits(options.git);
   const total = all.length;
   let done = 0;
   const progress = () => options.onProgress?.(Math.min(done, total), total);
@@ -87,7 +88,7 @@ export async function scanHistory(options: HistoryScanOptions): Promise<HistoryS
     all,
     Math.max(1, Math.min(options.parallelism, Math.ceil(total / MIN_COMMITS_PER_PROCESS))),
   );
-  const unreadable: string[] = [];
+  const unreadable: string[] = [...missing];
   await Promise.all(
     parts.map((part) =>
       scanPart(options, part, unreadable, () => {
@@ -97,19 +98,29 @@ export async function scanHistory(options: HistoryScanOptions): Promise<HistoryS
     ),
   );
   return {
-    commitsTotal: total,
-    commitsScanned: total - unreadable.length,
+    commitsTotal: total + missing.length,
+    commitsScanned: total - (unreadable.length - missing.length),
     unreadableCommits: unreadable.sort(),
   };
 }
 
-async function listCommits(git: GitRunner): Promise<CommitList> {
+/**
+ * Every commit reachable from any ref, once. `git rev-list --all` dies on a missing commit object;
+ * then a slower walk lists what can be read, and the missing commits are unreadable from the start.
+ */
+async function listCommits(git: GitRunner): Promise<{ list: CommitList; missing: string[] }> {
   const result = await runGit(git, ['rev-list', '--all']);
-  if (result.code !== 0) {
+  if (result.code === 0) {
+    const nl = result.stdout.indexOf(0x0a);
+    return { list: new CommitList(result.stdout, nl + 1), missing: [] };
+  }
+  const walked = await walkCommits(git);
+  if (walked.commits.length === 0 && walked.missing.length === 0) {
     throw new ScanError('fatal', `cannot list the repository's commits: ${firstLine(result.stderr)}`);
   }
-  const nl = result.stdout.indexOf(0x0a);
-  return new CommitList(result.stdout, nl + 1);
+  const records = Buffer.from(walked.commits.map((c) => `${c}\n`).join(''), 'latin1');
+  const width = walked.commits.length > 0 ? walked.commits[0]!.length + 1 : 0;
+  return { list: new CommitList(records, width), missing: walked.missing };
 }
 
 /**
