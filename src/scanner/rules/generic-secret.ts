@@ -15,6 +15,8 @@ const SHORT = V1.slice(0, 15);
 const HOLDER = 'YOUR-API-KEY-' + 'PLACEHOLDER-01';
 const CHANGE = 'ChangeMe' + V1;
 const DUMMY = 'dummy' + V2;
+const ENV_REF = '$' + '{POSTGRES_PASSWORD_FILE}';
+const SHELL_REF = '$' + 'SERVICE_API_KEY_VALUE';
 
 /*
  * name:  a maximal run of identifier characters (`(?<![\w.-])`) that contains a secret-like word. The
@@ -23,13 +25,21 @@ const DUMMY = 'dummy' + V2;
  * op:    `:=` and `=>` before `=` and `:`; the quote must follow, so `==` is not an assignment. A type
  *        annotation between name and `=` is still an assignment (`apiKey: string = "..."` in TS,
  *        Kotlin, Swift, Python), so `: Type =` counts as `=`.
- * value: 16+ characters, none of them the opening quote or a newline. One plain character-class loop
+ * value: 16+ characters, none of them the opening quote or white space: a secret is one token, and
+ *        letting spaces in turns every English phrase of 16 characters into a finding
+ *        (`'codehost-token': 'Platform A token'`). One plain character-class loop
  *        per quote kind, chosen by a lookbehind on the opening quote: a loop like `(?:(?!\k<q>).)+`
  *        costs a backtracking frame per character and overflows the stack on a megabyte-long value.
  */
 const NAME = String.raw`(?<![\w.-])(?=[\w.-]*?(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key))(?=(?<name>[\w.-]+))\k<name>`;
 const OP = String.raw`["']?\s*(?::=|=>|=|:(?:\s*[A-Za-z_][\w.]*\??\s*=)?)\s*`;
-const VALUE = String.raw`(?<q>["'])(?<secret>(?<=")[^"\n]{16,}|(?<=')[^'\n]{16,})\k<q>`;
+const VALUE = String.raw`(?<q>["'])(?<secret>(?<=")[^"\s]{16,}|(?<=')[^'\s]{16,})\k<q>`;
+
+/**
+ * A value that is only a reference to where the secret lives (`${DB_PASSWORD}`, `$API_TOKEN`,
+ * `%(secret)s`, `#{token}`, `<your-token>`) is configuration done right, not a leak.
+ */
+const REFERENCE = /^(?:\$\{[^}]+\}|\$[A-Za-z_][\w]*|%\([^)]+\)[sd]|#\{[^}]+\}|<[^>]+>)$/;
 
 export const genericSecret: Rule = {
   id: 'generic-secret',
@@ -46,7 +56,7 @@ export const genericSecret: Rule = {
     'accesskey',
   ],
   pattern: new RegExp(NAME + OP + VALUE, 'gi'),
-  accept: (secret) => shannonEntropy(secret) >= MIN_ENTROPY,
+  accept: (secret) => !REFERENCE.test(secret) && shannonEntropy(secret) >= MIN_ENTROPY,
   samples: {
     positives: [
       `DB_PASSWORD="${V1}"`,
@@ -65,6 +75,11 @@ export const genericSecret: Rule = {
     ],
     negatives: [
       `password = "${SAME}"`,
+      `  'codehost-token': 'Platform A token: ghp_ or gho_ prefix',`,
+      `  password: "${ENV_REF}"`,
+      `  api_key: '${SHELL_REF}'`,
+      `  secret_key = "%(django_secret_key)s"`,
+      `  token: "<paste-your-token-here>"`,
       `secret = "${WORDS}"`,
       `token: "${WORDS2}"`,
       `PASSWORD=${V1}`,
