@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/config.js';
 import { ScanError } from '../scanner/index.js';
 import { VERSION } from '../version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
@@ -40,7 +41,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`svc: ${e.message} (run "svc ${command} --help")\n`);
       return EXIT.error;
     }
-    if (e instanceof ScanError) {
+    if (e instanceof ScanError || e instanceof ConfigError) {
       io.stderr.write(`svc: ${e.message}\n`);
       return EXIT.error;
     }

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/config.js';
 import { REPORT_FORMATS, type ReportFormat, renderReport, scanRepository } from '../scanner/index.js';
+import { createVerifier } from '../verify/index.js';
 import { VERSION } from '../version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import { terminalProgress } from './progress.js';
@@ -14,7 +16,7 @@ Options:
   --format text|json|sarif|markdown   report format (default: text)
   --output FILE                       write the report to FILE instead of stdout
   --default-branch REF                read .svcignore from REF (default: origin/HEAD, else HEAD)
-  --no-verify                         do not check whether found credentials still work
+  --no-verify                         do not ask providers whether found credentials still work
   -h, --help                          show this help
 
 Exit codes: 0 passed, 1 failing findings, 2 usage or fatal error, 3 scan incomplete.
@@ -32,11 +34,14 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 1) throw new UsageError(`expected one PATH, got ${positionals.length}`);
   const path = positionals[0] ?? '.';
+  const config = loadConfig(io.env);
 
   const progress = terminalProgress(io.stderr);
   const result = await scanRepository({
     path,
     defaultBranch: values['default-branch'],
+    // Spec 3: the command line checks credentials unless told not to.
+    verify: values['no-verify'] ? undefined : createVerifier({ urls: config.providers }),
     onProgress: progress.update,
     onWarning: (message) => {
       progress.done();

@@ -4,11 +4,11 @@ import { PREFILTER } from './detect/prefilter.js';
 import { fingerprintOf } from './fingerprint.js';
 import { classifyPath } from './location.js';
 import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './repository.js';
-import { attachSecret } from './secrets.js';
+import { attachSecret, secretOf } from './secrets.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
 import { scanHistory } from './sources/history.js';
 import { summarize } from './summary.js';
-import type { Finding, ScanResult } from './types.js';
+import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
 export interface ScanOptions {
   /** A git work tree or bare repository. */
@@ -22,6 +22,8 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
   /** Non-fatal problems (a shallow clone, unreadable commits), one line each. */
   onWarning?: (message: string) => void;
+  /** Credential checks to run on the findings; none (the default) leaves every finding unchecked. */
+  verify?: FindingVerifier;
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
@@ -75,6 +77,12 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   }
 
   const list = [...findings.values()];
+  if (options.verify !== undefined) {
+    for (const [finding, result] of await options.verify(list, secretOf)) {
+      finding.verification = result.verification;
+      if (result.reason !== undefined) finding.verificationReason = result.reason;
+    }
+  }
   const summary = summarize(list);
   return {
     repository: options.path,

@@ -69,3 +69,20 @@ export interface ScanResult {
   summary: ScanSummary;
   passed: boolean;
 }
+
+/** What a credential check decided for one finding; `reason` explains an `unchecked`. */
+export interface VerificationResult {
+  verification: Verification;
+  reason?: string;
+}
+
+/**
+ * Checks whether found credentials still work (spec 3). The scanner only defines the seam: the
+ * implementation lives above it (src/verify), and a caller that must never run checks (dashboard
+ * scans) simply passes none. Given every finding and a way to read a finding's secret, it returns
+ * the result for each finding it decided; findings it leaves out stay `unchecked`.
+ */
+export type FindingVerifier = (
+  findings: readonly Finding[],
+  secretOf: (finding: Finding) => string | undefined,
+) => Promise<Map<Finding, VerificationResult>>;

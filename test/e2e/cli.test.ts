@@ -14,12 +14,12 @@ import {
 import { TestRepo } from '../helpers/git-repo.js';
 
 /** The built CLI, as `npx svc` runs it: these tests exercise the real entry point, not the sources. */
-const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+import { CLI, OFFLINE_PROVIDERS } from '../helpers/svc-cli.js';
 
 function svc(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     encoding: 'utf8',
-    env: options.env ?? process.env,
+    env: { ...process.env, ...OFFLINE_PROVIDERS, ...options.env },
     cwd: options.cwd,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -1,0 +1,9 @@
+/** Credential checks (spec 3): is a found secret still live? */
+export type { ProviderUrls } from './provider.js';
+export {
+  CHECK_CONCURRENCY,
+  createVerifier,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  MAX_CREDENTIALS_PER_SCAN,
+  type VerifierOptions,
+} from './verifier.js';
