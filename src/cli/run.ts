@@ -1,21 +1,39 @@
-import { ConfigError } from '../config/config.js';
-import { ScanError } from '../scanner/index.js';
+import { ConfigError } from '../config/config-error.js';
+import { ScanError } from '../scanner/errors.js';
 import { VERSION } from '../version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
-import { SCAN_HELP, scanCommand } from './scan-command.js';
 
 export const HELP = `svc ${VERSION}: repository security scanner
 
 Usage:
   svc scan [PATH] [options]   scan a repository's full git history for committed secrets
+  svc serve                   run the service (configuration from the environment)
+  svc admin COMMAND           operator commands: users, plans, teams, API keys, usage
   svc --version               print the version
   svc help [COMMAND]          show help
 
-Run "svc scan --help" for the scan options.
+Run "svc COMMAND --help" for a command's options.
 `;
 
-const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
-  scan: scanCommand,
+type Command = (argv: string[], io: CliIo) => Promise<number>;
+
+/**
+ * Commands load on demand: `svc scan` (and the single executable's start-up) never pays for the
+ * service's HTTP, database and Redis modules.
+ */
+const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = {
+  scan: async () => {
+    const m = await import('./scan-command.js');
+    return { run: m.scanCommand, help: m.SCAN_HELP };
+  },
+  serve: async () => {
+    const m = await import('./serve-command.js');
+    return { run: m.serveCommand, help: m.SERVE_HELP };
+  },
+  admin: async () => {
+    const m = await import('./admin-command.js');
+    return { run: m.adminCommand, help: m.ADMIN_HELP };
+  },
 };
 
 /** Runs one command line and returns its exit code; errors become one line on stderr. */
@@ -26,16 +44,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.passed;
   }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout.write(rest[0] === 'scan' ? SCAN_HELP : HELP);
+    const load = COMMANDS[rest[0] ?? ''];
+    io.stdout.write(load === undefined ? HELP : (await load()).help);
     return EXIT.passed;
   }
-  const handler = COMMANDS[command];
-  if (handler === undefined) {
+  const load = COMMANDS[command];
+  if (load === undefined) {
     io.stderr.write(`svc: unknown command "${command}" (run "svc --help")\n`);
     return EXIT.error;
   }
   try {
-    return await handler(rest, io);
+    return await (await load()).run(rest, io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`svc: ${e.message} (run "svc ${command} --help")\n`);

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
 
 /**
  * The environment (contract section 3), parsed once at the edge into a frozen object. Library code
@@ -36,6 +39,9 @@ const schema = z.object({
   SVC_GOPROXY_URL: url('https://proxy.golang.org'),
   SVC_NUGET_URL: url('https://api.nuget.org/v3-flatcontainer'),
   SVC_OSV_URL: url('https://api.osv.dev'),
+  SVC_RATE_LIMIT_API: count(300),
+  SVC_RATE_LIMIT_AUTH: count(20),
+  SVC_RATE_LIMIT_SCAN_START: count(5),
   SVC_FREE_MONTHLY_CI_RUNS: count(200),
   SVC_PAID_MONTHLY_CI_RUNS: count(10000),
 });
@@ -57,10 +63,9 @@ export interface Config {
   };
   registries: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
   monthlyCiRuns: { free: number; paid: number };
+  /** Spec 8 per-IP limits per minute; raised only for load tests. */
+  rateLimits: { api: number; auth: number; scanStart: number };
 }
-
-/** A bad setting: the message is one line naming the variable. */
-export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
   // An empty variable means unset, as in most shells' `VAR= command`.
@@ -107,6 +112,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       osv: trimmed(e.SVC_OSV_URL),
     },
     monthlyCiRuns: { free: e.SVC_FREE_MONTHLY_CI_RUNS, paid: e.SVC_PAID_MONTHLY_CI_RUNS },
+    rateLimits: {
+      api: e.SVC_RATE_LIMIT_API,
+      auth: e.SVC_RATE_LIMIT_AUTH,
+      scanStart: e.SVC_RATE_LIMIT_SCAN_START,
+    },
   });
 }
 

@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+
+export interface PublishedBinary {
+  size: number;
+  sha256: string;
+  stream(): ReadableStream<Uint8Array>;
+}
+
+/** The executable `/api/action/binary` serves (SVC_BINARY_PATH); null when it is not published. */
+export interface BinarySource {
+  current(): Promise<PublishedBinary | null>;
+}
+
+/**
+ * The executable file on disk, checked at each request (publishing is copying a file in place) with
+ * its SHA-256 computed once per version (size and mtime), so clients can verify a complete download.
+ */
+export function fileBinarySource(path: string): BinarySource {
+  let cached: { version: string; sha256: string } | null = null;
+  return {
+    async current() {
+      const info = await stat(path).catch(() => null);
+      if (info === null || !info.isFile()) return null;
+      const version = `${info.size}:${info.mtimeMs}`;
+      if (cached?.version !== version) cached = { version, sha256: await sha256File(path) };
+      const sha256 = cached.sha256;
+      return {
+        size: info.size,
+        sha256,
+        stream: () => Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>,
+      };
+    },
+  };
+}
+
+function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}

@@ -1,0 +1,26 @@
+import type { MiddlewareHandler } from 'hono';
+import { bearerToken, hashApiKey } from '../../auth/api-keys.js';
+import type { Principal, Store } from '../../storage/index.js';
+import { unauthorized } from '../errors.js';
+
+/** How often a key's last-used time is written at most: a write per request would cost the hot path. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export type AuthVariables = { principal: Principal };
+
+/** Spec 5: every API request carries `Authorization: Bearer svc_...`; a bad or missing key is 401. */
+export function authenticate(store: Store, now: () => Date): MiddlewareHandler<{ Variables: AuthVariables }> {
+  const lastTouched = new Map<number, number>();
+  return async (c, next) => {
+    const key = bearerToken(c.req.header('authorization'));
+    const principal = key === null ? null : await store.findPrincipalByKeyHash(hashApiKey(key));
+    if (principal === null) throw unauthorized(key === null ? 'missing API key' : 'invalid API key');
+    const at = now();
+    if (at.getTime() - (lastTouched.get(principal.key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
+      lastTouched.set(principal.key.id, at.getTime());
+      await store.touchApiKey(principal.key.id, at);
+    }
+    c.set('principal', principal);
+    await next();
+  };
+}

@@ -1,0 +1,35 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import { tooManyRequests } from '../errors.js';
+import { RATE_LIMITS, type RateLimiters, scopesOf } from '../rate-limits.js';
+
+/** Spec 8: counts every request against its scopes' per-IP limits before any other work. */
+export function rateLimit(
+  limiters: RateLimiters,
+  ipOf: (c: Context) => string,
+  logger: Logger,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const ip = ipOf(c);
+    for (const scope of scopesOf(c.req.method, c.req.path)) {
+      let decision: Awaited<ReturnType<RateLimiters['consume']>>;
+      try {
+        decision = await limiters.consume(scope, ip);
+      } catch (e) {
+        // A limiter that cannot count must not take the service down with it.
+        logger.warn(
+          { scope, error: e instanceof Error ? e.name : 'unknown' },
+          'rate limiter failed; request let through',
+        );
+        continue;
+      }
+      if (!decision.allowed) {
+        throw tooManyRequests(
+          `rate limit exceeded: ${RATE_LIMITS[scope]} requests a minute; retry in ${decision.retryAfterSeconds} s`,
+          decision.retryAfterSeconds,
+        );
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,35 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+
+/** Query parameters whose values are safe to log; every other value is replaced. */
+const LOGGED_PARAMS = new Set(['repo', 'codehostb_project', 'mode']);
+
+/**
+ * One structured line per request: method, path, status, duration, client IP. Headers are never
+ * logged, and query values are kept only for the parameters above, so no key or token reaches a log
+ * whatever a client puts where.
+ */
+export function requestLog(
+  logger: Logger,
+  ipOf: (c: Parameters<MiddlewareHandler>[0]) => string,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const url = new URL(c.req.url);
+    const query = [...url.searchParams.keys()].map(
+      (k) => `${k}=${LOGGED_PARAMS.has(k) ? url.searchParams.get(k) : '[redacted]'}`,
+    );
+    logger.info(
+      {
+        method: c.req.method,
+        path: url.pathname,
+        query: query.length > 0 ? query.join('&') : undefined,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        ip: ipOf(c),
+      },
+      'request',
+    );
+  };
+}

@@ -1,0 +1,313 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, skipDialect } from '../../../test/helpers/databases.js';
+import { startTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+
+const PATH = '/api/action/binary';
+
+async function expectError(response: Response, status: number, message: RegExp) {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as { error: string };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error).toMatch(message);
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(await skipDialect(dialect, 'binary endpoint tests'))(`GET ${PATH} on ${dialect}`, () => {
+    let t: TestApp;
+    let free: string;
+    let paid: string;
+    const tokenA = (claims: Record<string, unknown>, options = {}) =>
+      t.issuerA.sign({ repository: 'acme/app', repository_visibility: 'public', ...claims }, options);
+
+    beforeAll(async () => {
+      t = await startTestApp({ dialect, monthlyCiRuns: { free: 200, paid: 10000 } });
+      free = await t.userWithKey('free@example.test', 'free');
+      paid = await t.userWithKey('paid@example.test', 'paid');
+    });
+    afterAll(() => t.cleanup());
+
+    const usage = async (email: string) => {
+      const user = (await t.db.store.findUserByEmail(email))!;
+      return t.db.store.ciRunsUsed({ kind: 'user', id: user.id }, new Date().toISOString().slice(0, 7));
+    };
+
+    describe('200: the executable, counted as one CI run', () => {
+      it('for a public repository proven by a platform A token on the Free plan', async () => {
+        const before = await usage('free@example.test');
+        const r = await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': await tokenA({}) } });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-type')).toBe('application/octet-stream');
+        const body = Buffer.from(await r.arrayBuffer());
+        expect(body.equals(t.binaryBytes)).toBe(true);
+        expect(r.headers.get('content-length')).toBe(String(t.binaryBytes.length));
+        expect(r.headers.get('x-svc-sha256')).toBe(createHash('sha256').update(t.binaryBytes).digest('hex'));
+        expect(await usage('free@example.test')).toBe(before + 1);
+      });
+
+      it('for a private repository on a paid plan', async () => {
+        const token = await tokenA({ repository_visibility: 'private' });
+        expect((await t.request(PATH, { key: paid, headers: { 'X-CodeHostA-OIDC': token } })).status).toBe(
+          200,
+        );
+      });
+
+      it('for a platform B project public by its claim, or by the platform B API', async () => {
+        t.issuerB.setProjectVisibility('group/sub/tool', 'public');
+        const claimed = await t.issuerB.sign({ project_path: 'group/pub', project_visibility: 'public' });
+        const asked = await t.issuerB.sign({ project_path: 'group/sub/tool' });
+        for (const token of [claimed, asked]) {
+          const r = await t.request(PATH, { key: free, headers: { 'X-CodeHostB-OIDC': token } });
+          expect(r.status).toBe(200);
+        }
+        expect(t.issuerB.apiRequests.map((q) => q.path)).toContain('/api/v4/projects/group%2Fsub%2Ftool');
+      });
+
+      it('for self-reported repositories on a paid plan', async () => {
+        for (const query of ['repo=acme/app', 'codehostb_project=group/sub/project']) {
+          expect((await t.request(`${PATH}?${query}`, { key: paid })).status).toBe(200);
+        }
+      });
+    });
+
+    describe('400: repository missing or malformed, or no token on the Free plan', () => {
+      it.each([
+        ['', /identity token is required on the Free plan/],
+        ['?repo=acme/app', /identity token is required on the Free plan/],
+        ['?codehostb_project=group/project', /identity token is required on the Free plan/],
+      ])('Free plan %s', async (query, message) => {
+        await expectError(await t.request(`${PATH}${query}`, { key: free }), 400, message);
+      });
+
+      it.each([
+        ['', /repository missing/],
+        ['?repo=not-a-repo', /malformed repo/],
+        ['?repo=a/b/c', /malformed repo/],
+        ['?codehostb_project=lonely', /malformed codehostb_project/],
+      ])('paid plan %s', async (query, message) => {
+        await expectError(await t.request(`${PATH}${query}`, { key: paid }), 400, message);
+      });
+
+      it('a valid token without a repository claim', async () => {
+        const token = await t.issuerA.sign({ repository_visibility: 'public' });
+        await expectError(
+          await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
+          400,
+          /repository missing or malformed/,
+        );
+      });
+    });
+
+    describe('401: bad API key or bad identity token', () => {
+      it.each([
+        [undefined, /missing API key/],
+        ['svc_notarealkeynotarealkeynotarealkey00', /invalid API key/],
+        ['Bearer-less', /invalid API key/],
+      ])('key %s', async (key, message) => {
+        await expectError(await t.request(PATH, { key }), 401, message);
+      });
+
+      it('a revoked key', async () => {
+        const key = await t.userWithKey('revoked@example.test', 'paid');
+        expect((await t.request(`${PATH}?repo=a/b`, { key })).status).toBe(200);
+        await t.db.store.revokeApiKeys(key.slice(0, 12));
+        await expectError(await t.request(`${PATH}?repo=a/b`, { key }), 401, /invalid API key/);
+      });
+
+      it.each([
+        ['wrong audience', { audience: 'someone-else' }, /wrong audience/],
+        ['expired', { expiresIn: -120 }, /expired/],
+        ['alg none', { alg: 'none' }, /unsupported algorithm/],
+        ['HS256', { alg: 'HS256' }, /unsupported algorithm/],
+        ['a key not in the JWKS', { foreignKey: true }, /unknown signing key|bad signature/],
+      ])('platform A token: %s', async (_name, options, message) => {
+        const token = await tokenA({}, options);
+        await expectError(
+          await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
+          401,
+          message,
+        );
+      });
+
+      it('a token from the other platform’s issuer (wrong issuer)', async () => {
+        const token = await t.issuerB.sign({ repository: 'acme/app', repository_visibility: 'public' });
+        await expectError(
+          await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
+          401,
+          /invalid platform A identity token: (wrong issuer|unknown signing key|bad signature)/,
+        );
+      });
+
+      it('a malformed token, even when a self-reported repo would do', async () => {
+        await expectError(
+          await t.request(`${PATH}?repo=acme/app`, {
+            key: paid,
+            headers: { 'X-CodeHostA-OIDC': 'not.a.jwt' },
+          }),
+          401,
+          /invalid platform A identity token/,
+        );
+      });
+    });
+
+    describe('402: private repository on the Free plan', () => {
+      it.each(['private', 'internal'])('platform A %s', async (visibility) => {
+        const token = await tokenA({ repository_visibility: visibility });
+        await expectError(
+          await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
+          402,
+          new RegExp(`acme/app is ${visibility}`),
+        );
+      });
+
+      it('platform B, private by the API, or unknown because the API fails', async () => {
+        t.issuerB.setProjectVisibility('group/secret', 'private').setProjectVisibility('group/down', 'error');
+        for (const path of ['group/secret', 'group/down']) {
+          const token = await t.issuerB.sign({ project_path: path });
+          const r = await t.request(PATH, { key: free, headers: { 'X-CodeHostB-OIDC': token } });
+          await expectError(r, 402, /Free plan scans public repositories only/);
+        }
+      });
+
+      it('prefers the platform A token over a self-reported name', async () => {
+        const token = await tokenA({ repository_visibility: 'private' });
+        const r = await t.request(`${PATH}?repo=acme/public-one`, {
+          key: free,
+          headers: { 'X-CodeHostA-OIDC': token },
+        });
+        await expectError(r, 402, /acme\/app is private/);
+      });
+    });
+
+    describe('429: monthly CI runs used up', () => {
+      it('counts only successful downloads, and says when to retry', async () => {
+        const limited = await startTestApp({ dialect, monthlyCiRuns: { free: 2, paid: 3 } });
+        try {
+          const key = await limited.userWithKey('quota@example.test', 'free');
+          const headers = {
+            'X-CodeHostA-OIDC': await limited.issuerA.sign({
+              repository: 'a/b',
+              repository_visibility: 'public',
+            }),
+          };
+          // A failed request (402) does not count.
+          const privateToken = await limited.issuerA.sign({
+            repository: 'a/b',
+            repository_visibility: 'private',
+          });
+          expect(
+            (await limited.request(PATH, { key, headers: { 'X-CodeHostA-OIDC': privateToken } })).status,
+          ).toBe(402);
+          expect((await limited.request(PATH, { key, headers })).status).toBe(200);
+          expect((await limited.request(PATH, { key, headers })).status).toBe(200);
+          const r = await limited.request(PATH, { key, headers });
+          await expectError(r, 429, /monthly CI runs used up: 2 on the Free plan/);
+          const retryAfter = Number(r.headers.get('retry-after'));
+          expect(retryAfter).toBeGreaterThan(0);
+          expect(retryAfter).toBeLessThanOrEqual(31 * 24 * 3600);
+        } finally {
+          await limited.cleanup();
+        }
+      });
+
+      it('20 parallel downloads against a limit of 10 count exactly 10', async () => {
+        const limited = await startTestApp({ dialect, monthlyCiRuns: { free: 10, paid: 10 } });
+        try {
+          const key = await limited.userWithKey('burst@example.test', 'paid');
+          const responses = await Promise.all(
+            Array.from({ length: 20 }, () => limited.request(`${PATH}?repo=acme/app`, { key })),
+          );
+          const statuses = responses.map((r) => r.status).sort();
+          expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+          expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+          const user = (await limited.db.store.findUserByEmail('burst@example.test'))!;
+          expect(
+            await limited.db.store.ciRunsUsed(
+              { kind: 'user', id: user.id },
+              new Date().toISOString().slice(0, 7),
+            ),
+          ).toBe(10);
+        } finally {
+          await limited.cleanup();
+        }
+      });
+
+      it('team members share the team’s plan and its monthly runs', async () => {
+        const limited = await startTestApp({ dialect, monthlyCiRuns: { free: 0, paid: 2 } });
+        try {
+          const team = { name: 'acme', plan: 'paid' as const };
+          const a = await limited.userWithKey('a@acme.test', 'free', team);
+          const b = await limited.userWithKey('b@acme.test', 'free', team);
+          expect((await limited.request(`${PATH}?repo=acme/x`, { key: a })).status).toBe(200);
+          expect((await limited.request(`${PATH}?repo=acme/x`, { key: b })).status).toBe(200);
+          expect((await limited.request(`${PATH}?repo=acme/x`, { key: a })).status).toBe(429);
+        } finally {
+          await limited.cleanup();
+        }
+      });
+
+      it('starts counting afresh in a new calendar month (UTC)', async () => {
+        let now = new Date('2026-01-31T23:59:30Z');
+        const limited = await startTestApp({ dialect, monthlyCiRuns: { free: 1, paid: 1 }, now: () => now });
+        try {
+          const key = await limited.userWithKey('month@example.test', 'paid');
+          expect((await limited.request(`${PATH}?repo=a/b`, { key })).status).toBe(200);
+          const r = await limited.request(`${PATH}?repo=a/b`, { key });
+          expect(r.status).toBe(429);
+          expect(r.headers.get('retry-after')).toBe('30');
+          now = new Date('2026-02-01T00:00:01Z');
+          expect((await limited.request(`${PATH}?repo=a/b`, { key })).status).toBe(200);
+        } finally {
+          await limited.cleanup();
+        }
+      });
+    });
+
+    describe('503: the executable is not published', () => {
+      it('answers 503 and counts nothing', async () => {
+        const bare = await startTestApp({ dialect, published: false });
+        try {
+          const key = await bare.userWithKey('early@example.test', 'paid');
+          await expectError(await bare.request(`${PATH}?repo=a/b`, { key }), 503, /not published/);
+          const user = (await bare.db.store.findUserByEmail('early@example.test'))!;
+          expect(
+            await bare.db.store.ciRunsUsed(
+              { kind: 'user', id: user.id },
+              new Date().toISOString().slice(0, 7),
+            ),
+          ).toBe(0);
+        } finally {
+          await bare.cleanup();
+        }
+      });
+    });
+
+    it('keeps API keys and identity tokens out of the logs and the database file', async () => {
+      const token = await tokenA({});
+      await t.request(`${PATH}?repo=acme/app&token=${token}`, {
+        key: free,
+        headers: { 'X-CodeHostA-OIDC': token },
+      });
+      const logs = t.logs.join('');
+      expect(logs).toContain('"path":"/api/action/binary"');
+      expect(logs).toContain('token=[redacted]');
+      for (const secret of [free, paid, token]) expect(logs).not.toContain(secret);
+      if (dialect === 'sqlite') {
+        const file = t.db.url.replace(/^sqlite:/, '');
+        const stored = [file, `${file}-wal`].map((f) => {
+          try {
+            return readFileSync(f).toString('latin1');
+          } catch {
+            return '';
+          }
+        });
+        expect(stored.join('').length).toBeGreaterThan(0);
+        for (const key of [free, paid]) {
+          expect(stored.join('')).not.toContain(key);
+          expect(stored.join('')).toContain(key.slice(0, 12)); // the display prefix is stored, the key is not
+        }
+      }
+    });
+  });
+}

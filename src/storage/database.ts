@@ -1,0 +1,117 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { CompiledQuery, type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { KyselyStore } from './kysely-store.js';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+import type { Store } from './store.js';
+
+export interface OpenStoreOptions {
+  /**
+   * PostgreSQL only: the schema that holds every table, created if missing. Tests give each run a
+   * fresh one so they can share one database and drop their data with one statement.
+   */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * Opens the database named by `databaseUrl` (`sqlite:PATH`, `sqlite::memory:`, `postgres://...`)
+ * and brings its schema to the latest migration, so a first start needs no manual setup.
+ */
+export async function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const target = parseDatabaseUrl(databaseUrl);
+  if (options.schema !== undefined && target.kind !== 'postgres') {
+    throw new Error('the schema option applies to PostgreSQL only');
+  }
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid schema name: ${options.schema}`);
+  }
+  const db = new Kysely<Database>({
+    dialect:
+      target.kind === 'sqlite' ? sqliteDialect(target.path) : postgresDialect(target.url, options.schema),
+  });
+  try {
+    if (target.kind === 'sqlite') await migrateSqlite(db);
+    else await migratePostgres(db, options.schema);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return new KyselyStore(db);
+}
+
+type Target = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+function parseDatabaseUrl(url: string): Target {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path === '') throw new Error('database URL needs a path after "sqlite:" (or sqlite::memory:)');
+    return { kind: 'sqlite', path };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
+  // Only the scheme is echoed: the rest of a URL may hold a password.
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(url)?.[0] ?? '(none)';
+  throw new Error(`unsupported database URL scheme ${scheme} (expected sqlite:PATH or postgres://...)`);
+}
+
+function sqliteDialect(path: string): Dialect {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SqliteDatabase(path);
+  // busy_timeout first, so switching to WAL waits out another process instead of failing at once.
+  database.pragma('busy_timeout = 5000');
+  // WAL lets readers run while one writer commits; NORMAL sync is durable across crashes of the
+  // process in WAL mode (only an OS crash can lose the last commits).
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  return new SqliteDialect({ database });
+}
+
+function postgresDialect(connectionString: string, schema: string | undefined): Dialect {
+  const pool = new pg.Pool({ connectionString, max: 10 });
+  // An idle client losing its connection emits 'error' on the pool, which would crash the process
+  // without a listener; the next query on a fresh client reports any lasting problem instead.
+  pool.on('error', () => {});
+  return new PostgresDialect({
+    pool,
+    onCreateConnection: schema
+      ? (connection) =>
+          connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`)).then(() => {})
+      : undefined,
+  });
+}
+
+async function migrateSqlite(db: Kysely<Database>): Promise<void> {
+  // Kysely's SQLite migration lock is a no-op (it assumes one process), so two processes starting on
+  // a new file could both migrate. BEGIN IMMEDIATE takes the write lock up front, and the second
+  // waits (busy_timeout) and then finds nothing left to do.
+  await sql`begin immediate`.execute(db);
+  try {
+    await migrateToLatest(new Migrator({ db, provider: migrationProvider, disableTransactions: true }));
+    await sql`commit`.execute(db);
+  } catch (error) {
+    await sql`rollback`.execute(db);
+    throw error;
+  }
+}
+
+async function migratePostgres(db: Kysely<Database>, schema: string | undefined): Promise<void> {
+  if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  // Kysely finds its migration table in any schema unless told which one, so a copy in another
+  // schema of the same database would be mistaken for ours.
+  const current = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const migrationTableSchema = schema ?? current.rows[0]?.schema ?? 'public';
+  await migrateToLatest(new Migrator({ db, provider: migrationProvider, migrationTableSchema }));
+}
+
+async function migrateToLatest(migrator: Migrator): Promise<void> {
+  const { error, results } = await migrator.migrateToLatest();
+  if (error === undefined) return;
+  const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? '(setup)';
+  const reason = error instanceof Error ? error.message : String(error);
+  throw new Error(`database migration ${failed} failed: ${reason}`, { cause: error });
+}

@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, runSvc } from '../helpers/svc-cli.js';
+
+let dir: string;
+let env: Record<string, string>;
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-service-'));
+  // A folder that does not exist yet: the first command creates the database with its migrations.
+  env = { SVC_DATABASE_URL: `sqlite:${join(dir, 'data', 'svc.db')}` };
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('svc admin', () => {
+  it('manages users, plans, teams and keys; prints a new key alone on stdout', async () => {
+    expect((await runSvc(['admin', 'create-user', '--email', 'Ops@Example.test'], { env })).stdout).toBe(
+      'created user ops@example.test (free)\n',
+    );
+    const key = await runSvc(['admin', 'create-key', '--email', 'ops@example.test', '--name', 'ci'], { env });
+    expect(key.code).toBe(0);
+    expect(key.stdout).toMatch(/^svc_[0-9A-Za-z]{40}\n$/);
+    expect(key.stderr).toBe('');
+    expect(
+      (await runSvc(['admin', 'set-plan', '--email', 'ops@example.test', '--plan', 'paid'], { env })).code,
+    ).toBe(0);
+    expect((await runSvc(['admin', 'create-team', '--name', 'acme', '--mode', 'warn'], { env })).stdout).toBe(
+      'created team acme (free, hook mode warn)\n',
+    );
+    expect(
+      (await runSvc(['admin', 'add-member', '--team', 'acme', '--email', 'ops@example.test'], { env })).code,
+    ).toBe(0);
+    expect(
+      (await runSvc(['admin', 'set-team-mode', '--team', 'acme', '--mode', 'block'], { env })).stdout,
+    ).toBe('team acme hook mode: block\n');
+    const usage = await runSvc(['admin', 'usage', '--email', 'ops@example.test'], { env });
+    expect(usage.stdout).toMatch(
+      /^ops@example.test \(team acme\): 0 of 200 CI runs used in \d{4}-\d{2} on the free plan\n$/,
+    );
+    const revoke = await runSvc(['admin', 'revoke-key', '--prefix', key.stdout.slice(0, 12)], { env });
+    expect(revoke.stdout).toBe('revoked 1 key\n');
+    // The database file holds the key's hash and display prefix, never the key.
+    const db = readFileSync(join(dir, 'data', 'svc.db')).toString('latin1');
+    expect(db).not.toContain(key.stdout.trim());
+  });
+
+  it.each([
+    [
+      ['admin', 'create-user', '--email', 'ops@example.test'],
+      /^svc: user already exists: ops@example.test\n$/,
+    ],
+    [
+      ['admin', 'create-key', '--email', 'nobody@example.test'],
+      /^svc: user not found: nobody@example.test\n$/,
+    ],
+    [['admin', 'create-user', '--email', 'x@example.test', '--plan', 'gold'], /--plan must be free or paid/],
+    [['admin', 'create-user'], /--email is required/],
+    [['admin', 'frob'], /unknown admin command "frob"/],
+    [['admin', 'revoke-key', '--prefix', 'svc_'], /--prefix must start with svc_/],
+    [['admin', 'usage', '--email', 'a@b.test', '--bogus'], /Unknown option --bogus/],
+  ])('%j fails with one line and exit 2', async (args, message) => {
+    const r = await runSvc(args, { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('svc serve', () => {
+  let server: ChildProcess;
+  let base: string;
+  let output = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, ...env, PORT: String(port) } });
+    server.stdout?.on('data', (b) => {
+      output += b;
+    });
+    server.stderr?.on('data', (b) => {
+      output += b;
+    });
+    for (let i = 0; i < 100 && !output.includes('"listening"'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+  });
+  afterAll(() => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+  });
+
+  it('answers the health check and authenticated requests, and logs each request without its key', async () => {
+    expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ status: 'ok' });
+    await runSvc(['admin', 'create-user', '--email', 'serve@example.test', '--plan', 'paid'], { env });
+    const key = (
+      await runSvc(['admin', 'create-key', '--email', 'serve@example.test'], { env })
+    ).stdout.trim();
+    const account = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await account.json()).toMatchObject({
+      email: 'serve@example.test',
+      plan: 'paid',
+      ciRuns: { used: 0 },
+    });
+    const missing = await fetch(`${base}/api/account`);
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual({ error: 'missing API key' });
+    // The executable is not built at this path: 503, in the error envelope.
+    const binary = await fetch(`${base}/api/action/binary?repo=a/b`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(binary.status).toBe(503);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(output).toMatch(/"path":"\/api\/account".*"status":200/);
+    expect(output).not.toContain(key);
+  });
+
+  it('shuts down gracefully on SIGTERM with exit 0', async () => {
+    server.kill('SIGTERM');
+    const [code] = await once(server, 'exit');
+    expect(code).toBe(0);
+    expect(output).toContain('shutting down');
+  });
+
+  it('refuses a bad setting with one line naming it', async () => {
+    const r = await runSvc(['serve'], { env: { ...env, PORT: 'eighty' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^svc: invalid PORT: .*\n$/);
+  });
+});

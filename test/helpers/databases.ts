@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openStore, type Store } from '../../src/storage/index.js';
+
+/** Every storage-backed suite runs once per entry (`for (const dialect of DIALECTS)`). */
+export const DIALECTS = ['sqlite', 'postgres'] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+/** The local test database (trust auth); SVC_TEST_POSTGRES_URL points elsewhere. */
+export const POSTGRES_URL = process.env.SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let probe: Promise<boolean> | undefined;
+
+/** Probed once per test file: whether POSTGRES_URL accepts a connection and a query. */
+export function postgresReachable(): Promise<boolean> {
+  probe ??= (async () => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+    // A refused connection also emits 'error'; without a listener that would fail the run.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  })();
+  return probe;
+}
+
+/**
+ * Whether to skip the `dialect` block of a suite: only PostgreSQL, only when it is not reachable,
+ * and never in CI, which always has it; there the block runs and fails on opening, saying why.
+ */
+export async function skipDialect(dialect: Dialect, suite = 'storage tests'): Promise<boolean> {
+  if (dialect === 'sqlite' || (await postgresReachable()) || process.env.CI === 'true') return false;
+  console.warn(`PostgreSQL not reachable at ${POSTGRES_URL}: ${suite} skipped for it`);
+  return true;
+}
+
+export interface TestDatabase {
+  dialect: Dialect;
+  /** The database URL, and the schema on PostgreSQL: what a child process needs to open it too. */
+  url: string;
+  schema: string | undefined;
+  store: Store;
+  /** Another Store on the same database (its own connection or pool), closed by cleanup. */
+  open(): Promise<Store>;
+  /** Closes every Store opened here and deletes the temp file or drops the schema. */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh, migrated database: a temp SQLite file, or a new schema in POSTGRES_URL. */
+export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  const stores: Store[] = [];
+  const track = async (opening: Promise<Store>) => {
+    const store = await opening;
+    stores.push(store);
+    return store;
+  };
+  const closeAll = () => Promise.allSettled(stores.map((store) => store.close()));
+
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
+    // A folder that does not exist yet: opening must create it.
+    const url = `sqlite:${join(dir, 'data', 'svc.db')}`;
+    const open = () => track(openStore(url));
+    const cleanup = async () => {
+      await closeAll();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    try {
+      return { dialect, url, schema: undefined, store: await open(), open, cleanup };
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+  }
+
+  if (!(await postgresReachable())) {
+    throw new Error(`PostgreSQL not reachable at ${POSTGRES_URL} (CI=true requires it)`);
+  }
+  const schema = `svc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const open = () => track(openStore(POSTGRES_URL, { schema }));
+  const cleanup = async () => {
+    await closeAll();
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(`drop schema if exists "${schema}" cascade`);
+    } finally {
+      await client.end();
+    }
+  };
+  try {
+    return { dialect, url: POSTGRES_URL, schema, store: await open(), open, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
+import { generateApiKey } from '../../src/auth/api-keys.js';
+import { createApp } from '../../src/server/app.js';
+import { fileBinarySource } from '../../src/server/binary-source.js';
+import { identityServicesFromConfig } from '../../src/server/identity-services.js';
+import { createLogger } from '../../src/server/logger.js';
+import { createRateLimiters, type RateScope } from '../../src/server/rate-limits.js';
+import type { Plan } from '../../src/storage/index.js';
+import { type Dialect, openTestDatabase, type TestDatabase } from './databases.js';
+import { FakeIssuer } from './fake-oidc.js';
+
+export interface TestAppOptions {
+  dialect?: Dialect;
+  /** Whether the executable is published (SVC_BINARY_PATH exists). */
+  published?: boolean;
+  monthlyCiRuns?: { free: number; paid: number };
+  rateLimits?: Partial<Record<RateScope, number>>;
+  redis?: Redis;
+  trustProxy?: number;
+  now?: () => Date;
+}
+
+/**
+ * The whole service as tests use it: a real database, real fake identity issuers on loopback
+ * (one per platform, so a token of one is not valid for the other), a real executable file, and
+ * log lines captured in memory so a test can search them.
+ */
+export async function startTestApp(options: TestAppOptions = {}) {
+  const db: TestDatabase = await openTestDatabase(options.dialect ?? 'sqlite');
+  const [issuerA, issuerB] = await Promise.all([FakeIssuer.start(), FakeIssuer.start()]);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-app-'));
+  const binaryPath = join(dir, 'svc-linux-x64');
+  const binaryBytes = Buffer.from(`#!/bin/sh\necho fake scanner ${'x'.repeat(4096)}\n`);
+  if (options.published !== false) writeFileSync(binaryPath, binaryBytes, { mode: 0o755 });
+  const logs: string[] = [];
+  const logger = createLogger(
+    new Writable({
+      write(chunk, _enc, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const config = {
+    trustProxy: options.trustProxy ?? 0,
+    monthlyCiRuns: options.monthlyCiRuns ?? { free: 200, paid: 10000 },
+    oidc: {
+      a: { issuer: issuerA.issuer, jwksUrl: issuerA.jwksUrlA },
+      b: { issuer: issuerB.issuer, jwksUrl: issuerB.jwksUrlB },
+      codehostbApiUrl: issuerB.apiUrl,
+      codehostbToken: issuerB.apiToken,
+    },
+  };
+  const app = createApp({
+    config,
+    store: db.store,
+    logger,
+    rateLimiters: createRateLimiters({ redis: options.redis, limits: options.rateLimits }),
+    identity: identityServicesFromConfig(config),
+    binary: fileBinarySource(binaryPath),
+    now: options.now,
+  });
+
+  /** A user (optionally in a team) and a fresh API key for them. */
+  async function userWithKey(email: string, plan: Plan = 'free', team?: { name: string; plan: Plan }) {
+    await db.store.createUser({ email, plan });
+    if (team) {
+      if ((await db.store.findTeamByName(team.name)) === null) await db.store.createTeam(team);
+      await db.store.addTeamMember(team.name, email);
+    }
+    const user = (await db.store.findUserByEmail(email))!;
+    const key = generateApiKey();
+    await db.store.createApiKey({ userId: user.id, name: 'test', prefix: key.prefix, hash: key.hash });
+    return key.key;
+  }
+
+  /** A request through app.request(), from a given client address (the socket's peer). */
+  function request(
+    path: string,
+    init: { key?: string; headers?: Record<string, string>; ip?: string; method?: string } = {},
+  ) {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
+    return app.request(
+      path,
+      { method: init.method ?? 'GET', headers },
+      {
+        incoming: { socket: { remoteAddress: init.ip ?? '192.0.2.1' } },
+      },
+    );
+  }
+
+  return {
+    app,
+    db,
+    issuerA,
+    issuerB,
+    logs,
+    binaryPath,
+    binaryBytes,
+    userWithKey,
+    request,
+    async cleanup() {
+      await Promise.all([issuerA.stop(), issuerB.stop()]);
+      await db.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
