@@ -5,7 +5,7 @@ import { loadConfig } from '../config/config.js';
 import { createApp } from '../server/app.js';
 import { fileBinarySource } from '../server/binary-source.js';
 import { identityServicesFromConfig } from '../server/identity-services.js';
-import { createLogger } from '../server/logger.js';
+import { createLogger, serviceLogDestination } from '../server/logger.js';
 import { createRateLimiters } from '../server/rate-limits.js';
 import { openStore } from '../storage/index.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
@@ -24,7 +24,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (argv.length > 0) throw new UsageError(`unexpected argument: ${argv[0]}`);
   const config = loadConfig(io.env);
-  const logger = createLogger();
+  const logs = serviceLogDestination();
+  const logger = createLogger(logs);
   const store = await openStore(config.databaseUrl);
   // No offline queue: when Redis is down a command fails at once and the in-memory limiter stands in.
   const redis =
@@ -57,5 +58,6 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   });
   await store.close();
   await redis?.quit().catch(() => {});
+  logs.flushSync();
   return EXIT.passed;
 }

@@ -68,7 +68,31 @@ function sqliteDialect(path: string): Dialect {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: withStatementCache(database) });
+}
+
+/** Statements kept at most; the service issues a few dozen distinct SQL texts, so this never fills. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew, and preparing was the single largest cost of an authenticated
+ * request (npm run bench:http). The SQL text of a query is the same each time (values are bound
+ * parameters), so its prepared statement can be reused.
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (statement === undefined) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = database.prepare(sqlText);
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function postgresDialect(connectionString: string, schema: string | undefined): Dialect {

@@ -16,14 +16,18 @@ export function requestLog(
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const url = new URL(c.req.url);
-    const query = [...url.searchParams.keys()].map(
-      (k) => `${k}=${LOGGED_PARAMS.has(k) ? url.searchParams.get(k) : '[redacted]'}`,
-    );
+    const raw = c.req.url;
+    const q = raw.indexOf('?');
+    const query =
+      q === -1
+        ? []
+        : [...new URLSearchParams(raw.slice(q + 1))].map(
+            ([k, v]) => `${k}=${LOGGED_PARAMS.has(k) ? v : '[redacted]'}`,
+          );
     logger.info(
       {
         method: c.req.method,
-        path: url.pathname,
+        path: c.req.path,
         query: query.length > 0 ? query.join('&') : undefined,
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
