@@ -16,12 +16,13 @@ Run "svc COMMAND --help" for a command's options.
 `;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
+export type CommandSet = Record<string, () => Promise<{ run: Command; help: string }>>;
 
 /**
  * Commands load on demand: `svc scan` (and the single executable's start-up) never pays for the
  * service's HTTP, database and Redis modules.
  */
-const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = {
+export const ALL_COMMANDS: CommandSet = {
   scan: async () => {
     const m = await import('./scan-command.js');
     return { run: m.scanCommand, help: m.SCAN_HELP };
@@ -37,18 +38,18 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = 
 };
 
 /** Runs one command line and returns its exit code; errors become one line on stderr. */
-export async function run(argv: string[], io: CliIo): Promise<number> {
+export async function run(argv: string[], io: CliIo, commands: CommandSet = ALL_COMMANDS): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--version' || command === '-v') {
     io.stdout.write(`${VERSION}\n`);
     return EXIT.passed;
   }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    const load = COMMANDS[rest[0] ?? ''];
+    const load = commands[rest[0] ?? ''];
     io.stdout.write(load === undefined ? HELP : (await load()).help);
     return EXIT.passed;
   }
-  const load = COMMANDS[command];
+  const load = commands[command];
   if (load === undefined) {
     io.stderr.write(`svc: unknown command "${command}" (run "svc --help")\n`);
     return EXIT.error;

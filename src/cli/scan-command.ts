@@ -13,7 +13,9 @@ Scans every line added in every commit on every ref of the git repository at PAT
 for committed secrets. Fails only for secrets in code that .svcignore does not list.
 
 Options:
-  --format text|json|sarif|markdown   report format (default: text)
+  --format text|json|sarif|markdown|gitlab
+                                      report format (default: text); repeat --format with
+                                      --output to write several reports from one scan
   --output FILE                       write the report to FILE instead of stdout
   --default-branch REF                read .svcignore from REF (default: origin/HEAD, else HEAD)
   --no-verify                         do not ask providers whether found credentials still work
@@ -28,10 +30,7 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(SCAN_HELP);
     return EXIT.passed;
   }
-  const format = (values.format ?? 'text') as ReportFormat;
-  if (!REPORT_FORMATS.includes(format)) {
-    throw new UsageError(`unknown format "${values.format}" (expected ${REPORT_FORMATS.join(', ')})`);
-  }
+  const reports = pairReports(values.format ?? [], values.output ?? []);
   if (positionals.length > 1) throw new UsageError(`expected one PATH, got ${positionals.length}`);
   const path = positionals[0] ?? '.';
   const config = loadConfig(io.env);
@@ -50,15 +49,16 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   });
   progress.done();
 
-  const color =
-    format === 'text' && values.output === undefined && io.stdout.isTTY === true && !io.env.NO_COLOR;
-  const report = renderReport(result, format, { toolVersion: VERSION, color });
-  if (values.output !== undefined) {
-    await writeFile(values.output, report).catch((e: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot write ${values.output}: ${e.code ?? e.message}`);
+  for (const { format, output } of reports) {
+    const color = format === 'text' && output === undefined && io.stdout.isTTY === true && !io.env.NO_COLOR;
+    const report = renderReport(result, format, { toolVersion: VERSION, color });
+    if (output === undefined) {
+      io.stdout.write(report);
+      continue;
+    }
+    await writeFile(output, report).catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot write ${output}: ${e.code ?? e.message}`);
     });
-  } else {
-    io.stdout.write(report);
   }
   if (!result.passed) return EXIT.failed;
   return result.incomplete ? EXIT.incomplete : EXIT.passed;
@@ -71,8 +71,8 @@ function parseScanArgs(argv: string[]) {
       allowPositionals: true,
       strict: true,
       options: {
-        format: { type: 'string' },
-        output: { type: 'string', short: 'o' },
+        format: { type: 'string', multiple: true },
+        output: { type: 'string', short: 'o', multiple: true },
         'default-branch': { type: 'string' },
         'no-verify': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -81,6 +81,24 @@ function parseScanArgs(argv: string[]) {
   } catch (e) {
     throw new UsageError(describeParseError(e));
   }
+}
+
+/**
+ * Each --format goes to the --output in the same position; one format more than outputs sends the
+ * last to stdout. No --format means text.
+ */
+function pairReports(formats: string[], outputs: string[]): { format: ReportFormat; output?: string }[] {
+  const wanted = formats.length === 0 ? ['text'] : formats;
+  for (const f of wanted) {
+    if (!REPORT_FORMATS.includes(f as ReportFormat)) {
+      throw new UsageError(`unknown format "${f}" (expected ${REPORT_FORMATS.join(', ')})`);
+    }
+  }
+  if (outputs.length > wanted.length) throw new UsageError('each --output needs its own --format');
+  if (outputs.length < wanted.length - 1) {
+    throw new UsageError('only one report can go to stdout: give each other --format its --output');
+  }
+  return wanted.map((format, i) => ({ format: format as ReportFormat, output: outputs[i] }));
 }
 
 /** node:util's messages are long and suggest `--`; keep the first sentence. */

@@ -28,6 +28,7 @@ export interface ScanOptions {
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
 export async function scanRepository(options: ScanOptions): Promise<ScanResult> {
+  const startedAt = new Date().toISOString();
   const git = await openRepository(options.path, options.gitBinary ?? 'git');
   const shallow = await isShallow(git);
   if (shallow) {
@@ -94,5 +95,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     findings: list,
     summary,
     passed: summary.failing === 0,
+    startedAt,
+    finishedAt: new Date().toISOString(),
   };
 }

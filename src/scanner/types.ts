@@ -68,6 +68,9 @@ export interface ScanResult {
   findings: Finding[];
   summary: ScanSummary;
   passed: boolean;
+  /** When the scan started and finished, ISO 8601 (reports that carry times use them). */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 /** What a credential check decided for one finding; `reason` explains an `unchecked`. */

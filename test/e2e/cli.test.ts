@@ -87,6 +87,32 @@ describe('svc scan', () => {
     expect(json.summary).toMatchObject({ total: 6, failing: 5, byLocation: { code: 5, test: 1 } });
   });
 
+  it('writes several reports from one scan, the last format without an output to stdout', () => {
+    const md = join(out, 'multi.md');
+    const gitlab = join(out, 'multi.gitlab.json');
+    const r = svc([
+      'scan',
+      repo.dir,
+      '--no-verify',
+      '--format',
+      'markdown',
+      '--output',
+      md,
+      '--format',
+      'gitlab',
+      '--output',
+      gitlab,
+      '--format',
+      'sarif',
+    ]);
+    expect(r.code).toBe(1);
+    expect(readFileSync(md, 'utf8')).toMatch(/^## svc secret scan: /);
+    const report = JSON.parse(readFileSync(gitlab, 'utf8'));
+    expect(report.scan.type).toBe('secret_detection');
+    expect(report.vulnerabilities).toHaveLength(6);
+    expect(JSON.parse(r.stdout).version).toBe('2.1.0');
+  });
+
   it('scans the current directory by default', () => {
     const r = svc(['scan', '--format', 'json', '--no-verify'], { cwd: repo.dir });
     expect(r.code).toBe(1);
@@ -156,6 +182,11 @@ describe('bad input: one clear line, exit 2, never a stack trace', () => {
     [['scan', '--format', 'xml'], /unknown format "xml"/],
     [['scan', '/no/such/path'], /path does not exist: \/no\/such\/path/],
     [['scan', 'a', 'b'], /expected one PATH/],
+    [['scan', '--output', 'a', '--output', 'b', '--format', 'json'], /each --output needs its own --format/],
+    [
+      ['scan', '--format', 'json', '--format', 'sarif', '--format', 'text'],
+      /only one report can go to stdout/,
+    ],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['scan', '.', '--default-branch', 'nope'], /default branch not found: nope/],
   ])('%j', (args, message) => {

@@ -10,6 +10,7 @@ const EXTENSIONS: Record<ReportFormat, string> = {
   markdown: 'md',
   json: 'json',
   sarif: 'sarif',
+  gitlab: 'gitlab.json',
 };
 const FIXTURES: Array<[string, () => ScanResult]> = [
   ['report', fullResult],

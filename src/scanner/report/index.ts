@@ -1,4 +1,5 @@
 import type { ScanResult } from '../types.js';
+import { renderGitlab } from './gitlab.js';
 import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSarif } from './sarif.js';
@@ -6,8 +7,9 @@ import { renderText } from './text.js';
 
 export { RULE_TITLES } from './common.js';
 
-export type ReportFormat = 'text' | 'json' | 'sarif' | 'markdown';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['text', 'json', 'sarif', 'markdown'];
+export type ReportFormat = 'text' | 'json' | 'sarif' | 'markdown' | 'gitlab';
+/** `gitlab`: GitLab's secret-detection report, for merge requests (beyond contract 2.1's four). */
+export const REPORT_FORMATS: readonly ReportFormat[] = ['text', 'json', 'sarif', 'markdown', 'gitlab'];
 
 export interface ReportOptions {
   toolVersion: string;
@@ -26,6 +28,8 @@ export function renderReport(result: ScanResult, format: ReportFormat, options: 
       return renderSarif(result, options.toolVersion);
     case 'markdown':
       return renderMarkdown(result, options.toolVersion);
+    case 'gitlab':
+      return renderGitlab(result, options.toolVersion);
     default:
       // A format name from outside TypeScript (a CLI flag) that slipped past validation.
       throw new Error(`unknown report format: ${String(format)}`);

@@ -23,8 +23,8 @@ function leakyResult(): ScanResult {
 }
 
 describe('renderReport', () => {
-  it('offers the four formats', () => {
-    expect(REPORT_FORMATS).toEqual(['text', 'json', 'sarif', 'markdown']);
+  it("offers contract 2.1's four formats and GitLab's secret-detection report", () => {
+    expect(REPORT_FORMATS).toEqual(['text', 'json', 'sarif', 'markdown', 'gitlab']);
   });
 
   it('never writes more than the masked value', () => {

