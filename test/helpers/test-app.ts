@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { generateApiKey } from '../../src/auth/api-keys.js';
 import { createApp } from '../../src/server/app.js';
@@ -35,7 +36,10 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-app-'));
   const binaryPath = join(dir, 'svc-linux-x64');
   const binaryBytes = Buffer.from(`#!/bin/sh\necho fake scanner ${'x'.repeat(4096)}\n`);
-  if (options.published !== false) writeFileSync(binaryPath, binaryBytes, { mode: 0o755 });
+  if (options.published !== false) {
+    writeFileSync(binaryPath, binaryBytes, { mode: 0o755 });
+    writeFileSync(`${binaryPath}.gz`, gzipSync(binaryBytes));
+  }
   const logs: string[] = [];
   const logger = createLogger(
     new Writable({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, skipDialect } from '../../../test/helpers/databases.js';
 import { startTestApp, type TestApp } from '../../../test/helpers/test-app.js';
@@ -44,6 +45,17 @@ for (const dialect of DIALECTS) {
         expect(r.headers.get('content-length')).toBe(String(t.binaryBytes.length));
         expect(r.headers.get('x-svc-sha256')).toBe(createHash('sha256').update(t.binaryBytes).digest('hex'));
         expect(await usage('free@example.test')).toBe(before + 1);
+      });
+
+      it('gzipped when the client accepts it, with the digest of the executable itself', async () => {
+        const headers = { 'X-CodeHostA-OIDC': await tokenA({}), 'Accept-Encoding': 'gzip, deflate' };
+        const r = await t.request(PATH, { key: free, headers });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-encoding')).toBe('gzip');
+        const body = gunzipSync(Buffer.from(await r.arrayBuffer()));
+        expect(body.equals(t.binaryBytes)).toBe(true);
+        expect(r.headers.get('x-svc-size')).toBe(String(t.binaryBytes.length));
+        expect(r.headers.get('x-svc-sha256')).toBe(createHash('sha256').update(body).digest('hex'));
       });
 
       it('for a private repository on a paid plan', async () => {
