@@ -18,6 +18,8 @@ export interface TestAppOptions {
   dialect?: Dialect;
   /** Whether the executable is published (SVC_BINARY_PATH exists). */
   published?: boolean;
+  /** Serve this executable (e.g. the built dist/svc-linux-x64) instead of a small stand-in. */
+  binaryFile?: string;
   monthlyCiRuns?: { free: number; paid: number };
   rateLimits?: Partial<Record<RateScope, number>>;
   redis?: Redis;
@@ -65,7 +67,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     logger,
     rateLimiters: createRateLimiters({ redis: options.redis, limits: options.rateLimits }),
     identity: identityServicesFromConfig(config),
-    binary: fileBinarySource(binaryPath),
+    binary: fileBinarySource(options.binaryFile ?? binaryPath),
     now: options.now,
   });
 

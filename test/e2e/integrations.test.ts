@@ -1,0 +1,325 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ServerType, serve } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs build script without type declarations
+import { gitlabTemplate } from '../../build/build-integrations.mjs';
+import { fakeCloudKeyId } from '../helpers/fake-secrets.js';
+import { TestRepo } from '../helpers/git-repo.js';
+import { OFFLINE_PROVIDERS } from '../helpers/svc-cli.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BINARY = join(ROOT, 'dist', 'svc-linux-x64');
+const SCRIPT = join(ROOT, 'integrations', 'ci-scan.sh');
+const TEMPLATE = join(ROOT, 'integrations', 'gitlab', 'svc-secret-scan.gitlab-ci.yml');
+const RUNNER_REQUEST_TOKEN = 'runner-request-token';
+
+/** A running service on loopback that serves the real executable, with fake identity issuers. */
+async function service(options: Parameters<typeof startTestApp>[0] = {}) {
+  const t = await startTestApp({ binaryFile: BINARY, ...options });
+  const server: ServerType = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    t,
+    url,
+    async stop() {
+      await new Promise((r) => server.close(r));
+      await t.cleanup();
+    },
+  };
+}
+
+/** Platform A's token endpoint as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN. */
+async function runnerTokenEndpoint(sign: (audience: string) => Promise<string>) {
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '', 'http://x');
+    if (req.headers.authorization !== `bearer ${RUNNER_REQUEST_TOKEN}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ count: 1, value: await sign(url.searchParams.get('audience') ?? '') }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token?api-version=2.0`, server };
+}
+
+function run(script: string, cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn('/bin/bash', ['-c', script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...OFFLINE_PROVIDERS, ...env },
+    });
+    let out = '';
+    child.stdout.on('data', (b) => {
+      out += b;
+    });
+    child.stderr.on('data', (b) => {
+      out += b;
+    });
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+let dir: string;
+let failing: TestRepo;
+let clean: TestRepo;
+
+beforeAll(() => {
+  expect(existsSync(BINARY), 'run npm run build:binary first').toBe(true);
+  dir = mkdtempSync(join(tmpdir(), 'svc-ci-'));
+  failing = new TestRepo();
+  failing.commitFiles({ 'config/deploy.env': `AWS=${fakeCloudKeyId(901)}\n` });
+  clean = new TestRepo();
+  clean.commitFiles({ 'README.md': 'nothing to see\n', 'docs/example.md': `key ${fakeCloudKeyId(902)}\n` });
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  failing.cleanup();
+  clean.cleanup();
+});
+
+describe('the single executable', () => {
+  it('runs without Node.js on the PATH (only git) and reports exactly what npx svc scan reports', async () => {
+    const gitOnly = join(dir, 'git-only');
+    mkdirSync(gitOnly);
+    const git = (await run('command -v git', dir, {})).out.trim();
+    symlinkSync(git, join(gitOnly, 'git'));
+    const viaBinary = await run(`"${BINARY}" scan . --format json`, failing.dir, { PATH: gitOnly });
+    expect(viaBinary.code).toBe(1);
+    expect((await run('command -v node', dir, { PATH: gitOnly })).code).not.toBe(0);
+    const viaNode = await run(
+      `"${process.execPath}" "${join(ROOT, 'dist', 'cli', 'main.js')}" scan . --format json`,
+      failing.dir,
+      {},
+    );
+    expect(JSON.parse(viaBinary.out)).toEqual(JSON.parse(viaNode.out));
+    expect(statSync(BINARY).mode & 0o111).not.toBe(0);
+  });
+});
+
+describe('platform A: the action script', () => {
+  let svc: Awaited<ReturnType<typeof service>>;
+  let key: string;
+  let tokens: Awaited<ReturnType<typeof runnerTokenEndpoint>>;
+  let visibility = 'public';
+
+  beforeAll(async () => {
+    svc = await service();
+    key = await svc.t.userWithKey('gh@example.test', 'free');
+    tokens = await runnerTokenEndpoint((audience) =>
+      svc.t.issuerA.sign({ repository: 'acme/app', repository_visibility: visibility }, { audience }),
+    );
+  });
+  afterAll(async () => {
+    tokens.server.close();
+    await svc.stop();
+  });
+
+  const env = (extra: Record<string, string> = {}) => {
+    const summary = join(dir, `summary-${Math.random()}.md`);
+    writeFileSync(summary, '');
+    return {
+      summary,
+      vars: {
+        SVC_PLATFORM: 'a',
+        SVC_API_KEY: key,
+        SVC_BASE_URL: svc.url,
+        SVC_NO_VERIFY: 'true',
+        ACTIONS_ID_TOKEN_REQUEST_URL: tokens.url,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: RUNNER_REQUEST_TOKEN,
+        GITHUB_STEP_SUMMARY: summary,
+        GITHUB_REPOSITORY: 'acme/app',
+        RUNNER_TEMP: dir,
+        ...extra,
+      },
+    };
+  };
+
+  it('downloads with the identity token, scans, writes the summary and SARIF, and fails the job', async () => {
+    const { summary, vars } = env({ SVC_SARIF: join(dir, 'svc.sarif') });
+    const r = await run(`bash "${SCRIPT}"`, failing.dir, vars);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain('::error::svc: secrets found in code');
+    expect(r.out).toMatch(/CI runs left this month/);
+    expect(readFileSync(summary, 'utf8')).toMatch(/^## svc secret scan: ❌ failed/);
+    expect(JSON.parse(readFileSync(join(dir, 'svc.sarif'), 'utf8')).runs[0].results).toHaveLength(1);
+  });
+
+  it('passes the job when secrets are only outside code', async () => {
+    const { summary, vars } = env();
+    const r = await run(`bash "${SCRIPT}"`, clean.dir, vars);
+    expect(r.code, r.out).toBe(0);
+    expect(readFileSync(summary, 'utf8')).toMatch(/passed/);
+  });
+
+  it('warns about a shallow checkout, with the fix', async () => {
+    const shallow = join(dir, 'shallow');
+    await run(`git clone -q --depth 1 "file://${failing.dir}" "${shallow}"`, dir, {});
+    const r = await run(`bash "${SCRIPT}"`, shallow, env().vars);
+    expect(r.out).toContain(
+      "::warning::svc: shallow clone: only part of the history is scanned. Use actions/checkout with 'fetch-depth: 0'",
+    );
+  });
+
+  it('says why for 401 (bad key)', async () => {
+    const r = await run(
+      `bash "${SCRIPT}"`,
+      failing.dir,
+      env({ SVC_API_KEY: 'svc_wrongwrongwrongwrongwrongwrongwrong1' }).vars,
+    );
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(
+      '::error::svc: the service refused the API key or the identity token (401): invalid API key',
+    );
+  });
+
+  it('says why for 402 (a private repository on the Free plan)', async () => {
+    visibility = 'private';
+    try {
+      const r = await run(`bash "${SCRIPT}"`, failing.dir, env().vars);
+      expect(r.code).toBe(2);
+      expect(r.out).toContain('a private repository needs a paid plan (402): acme/app is private');
+    } finally {
+      visibility = 'public';
+    }
+  });
+
+  it('falls back to repo= without a token, which the Free plan refuses (400)', async () => {
+    const r = await run(`bash "${SCRIPT}"`, failing.dir, env({ ACTIONS_ID_TOKEN_REQUEST_URL: '' }).vars);
+    expect(r.out).toContain("add 'permissions: id-token: write'");
+    expect(r.out).toContain('the request was refused (400): an identity token is required on the Free plan');
+    expect(r.code).toBe(2);
+  });
+
+  it('says when to retry for 429 (monthly runs used up)', async () => {
+    const limited = await service({ monthlyCiRuns: { free: 0, paid: 0 } });
+    try {
+      const k = await limited.t.userWithKey('quota@example.test', 'paid');
+      const r = await run(
+        `bash "${SCRIPT}"`,
+        failing.dir,
+        env({ SVC_API_KEY: k, SVC_BASE_URL: limited.url, ACTIONS_ID_TOKEN_REQUEST_URL: '' }).vars,
+      );
+      expect(r.code).toBe(2);
+      expect(r.out).toMatch(/too many runs \(429\): monthly CI runs used up.*; retry after \d+ seconds/);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('says so for 503 (no executable published)', async () => {
+    const bare = await service({ binaryFile: join(dir, 'not-built') });
+    try {
+      const k = await bare.t.userWithKey('early@example.test', 'paid');
+      const r = await run(
+        `bash "${SCRIPT}"`,
+        failing.dir,
+        env({ SVC_API_KEY: k, SVC_BASE_URL: bare.url, ACTIONS_ID_TOKEN_REQUEST_URL: '' }).vars,
+      );
+      expect(r.code).toBe(2);
+      expect(r.out).toContain('the service has no scanner to hand out yet (503)');
+    } finally {
+      await bare.stop();
+    }
+  });
+
+  it('never runs a download that does not match its digest', async () => {
+    const liar = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-svc-sha256': '0'.repeat(64) });
+      res.end('#!/bin/sh\necho pwned > pwned.txt\n');
+    });
+    liar.listen(0, '127.0.0.1');
+    await once(liar, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(liar.address() as AddressInfo).port}`;
+      const r = await run(`bash "${SCRIPT}"`, failing.dir, env({ SVC_BASE_URL: url }).vars);
+      expect(r.code).toBe(2);
+      expect(r.out).toContain('the download is incomplete or corrupt');
+      expect(existsSync(join(failing.dir, 'pwned.txt'))).toBe(false);
+    } finally {
+      liar.close();
+    }
+  });
+});
+
+describe('platform B: the template job', () => {
+  /** The job's script block, as GitLab runs it. */
+  const templateScript = () => {
+    const yaml = readFileSync(TEMPLATE, 'utf8');
+    const block = yaml.split('  script:\n    - |\n')[1]!.split('\n  artifacts:')[0]!;
+    return block
+      .split('\n')
+      .map((line) => line.replace(/^ {6}/, ''))
+      .join('\n');
+  };
+
+  it('is generated from integrations/ci-scan.sh (npm run build:integrations)', () => {
+    expect(readFileSync(TEMPLATE, 'utf8')).toBe(gitlabTemplate());
+    expect(readFileSync(TEMPLATE, 'utf8')).toContain('GIT_DEPTH: "0"');
+    expect(readFileSync(TEMPLATE, 'utf8')).toMatch(/id_tokens:\n\s+SVC_ID_TOKEN:\n\s+aud: svc/);
+    expect(readFileSync(TEMPLATE, 'utf8')).toContain('secret_detection: gl-secret-detection-report.json');
+  });
+
+  it('scans with the job token, writes the merge-request report and the markdown artifact, and fails', async () => {
+    const svc = await service();
+    try {
+      const key = await svc.t.userWithKey('gl@example.test', 'free');
+      svc.t.issuerB.setProjectVisibility('group/app', 'public');
+      const token = await svc.t.issuerB.sign({ project_path: 'group/app' });
+      const work = join(dir, 'gl-work');
+      await run(`git clone -q "${failing.dir}" "${work}"`, dir, {});
+      const r = await run(templateScript(), work, {
+        SVC_PLATFORM: 'b',
+        SVC_API_KEY: key,
+        SVC_BASE_URL: svc.url,
+        SVC_NO_VERIFY: 'true',
+        SVC_ID_TOKEN: token,
+        CI_PROJECT_PATH: 'group/app',
+      });
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toContain('svc: error: secrets found in code');
+      const report = JSON.parse(readFileSync(join(work, 'gl-secret-detection-report.json'), 'utf8'));
+      expect(report.vulnerabilities).toHaveLength(1);
+      expect(report.vulnerabilities[0].location.file).toBe('config/deploy.env');
+      expect(readFileSync(join(work, 'svc-report.md'), 'utf8')).toMatch(/^## svc secret scan/);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('self-reports codehostb_project= without a token (paid plans)', async () => {
+    const svc = await service();
+    try {
+      const key = await svc.t.userWithKey('glpaid@example.test', 'paid');
+      const r = await run(templateScript(), clean.dir, {
+        SVC_PLATFORM: 'b',
+        SVC_API_KEY: key,
+        SVC_BASE_URL: svc.url,
+        SVC_NO_VERIFY: 'true',
+        CI_PROJECT_PATH: 'group/app',
+      });
+      expect(r.out).toContain('svc: warning: no identity token');
+      expect(r.code, r.out).toBe(0);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
