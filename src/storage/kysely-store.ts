@@ -3,6 +3,8 @@ import type { ApiKeysTable, Database, TeamsTable, UsersTable } from './schema.js
 import {
   type ApiKeyRecord,
   type CountResult,
+  type HookDecisionInput,
+  type HookDecisionRecord,
   type HookMode,
   type Plan,
   type Principal,
@@ -255,6 +257,59 @@ export class KyselyStore implements Store {
     const params = [account.kind, account.id, month];
     const { rows } = await this.db.executeQuery<Row>(CompiledQuery.raw(this.usageSql, params));
     return rows[0] ? Number(rows[0].runs) : 0;
+  }
+
+  async recordHookDecision(input: HookDecisionInput): Promise<void> {
+    await this.db
+      .insertInto('hook_decisions')
+      .values({
+        user_id: input.userId,
+        agent: input.agent,
+        mode: input.mode,
+        decision: input.decision,
+        packages: JSON.stringify(input.packages),
+        reasons: JSON.stringify(input.reasons),
+        created_at: input.at.toISOString(),
+      })
+      .execute();
+  }
+
+  async listHookDecisions(userId: number, limit: number): Promise<HookDecisionRecord[]> {
+    const rows = await this.db
+      .selectFrom('hook_decisions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      userId: r.user_id,
+      agent: r.agent,
+      mode: r.mode,
+      decision: r.decision,
+      packages: JSON.parse(r.packages) as unknown[],
+      reasons: JSON.parse(r.reasons) as string[],
+      at: toDate(r.created_at),
+    }));
+  }
+
+  async cacheGet(key: string, at: Date): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('registry_cache')
+      .select('value')
+      .where('key', '=', key)
+      .where('expires_at', '>', at.toISOString())
+      .executeTakeFirst();
+    return row?.value ?? null;
+  }
+
+  async cachePut(key: string, value: string, expiresAt: Date): Promise<void> {
+    await this.db
+      .insertInto('registry_cache')
+      .values({ key, value, expires_at: expiresAt.toISOString() })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value, expires_at: expiresAt.toISOString() }))
+      .execute();
   }
 
   async close(): Promise<void> {

@@ -51,7 +51,28 @@ export interface CiRunUsageTable {
   runs: number;
 }
 
+export interface HookDecisionsTable {
+  id: Generated<number>;
+  user_id: number;
+  agent: 'a' | 'b';
+  mode: 'block' | 'warn';
+  decision: 'allow' | 'deny' | 'ask';
+  /** JSON: the parsed packages. */
+  packages: string;
+  /** JSON: the reasons given. */
+  reasons: string;
+  created_at: Timestamp;
+}
+
+export interface RegistryCacheTable {
+  key: string;
+  value: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
+  hook_decisions: HookDecisionsTable;
+  registry_cache: RegistryCacheTable;
   users: UsersTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;

@@ -77,7 +77,30 @@ export interface Store {
   countCiRun(account: UsageAccount, month: string, limit: number): Promise<CountResult>;
   ciRunsUsed(account: UsageAccount, month: string): Promise<number>;
 
+  /** Spec 4.3 / contract 4: an install command's decision: parsed packages and reasons only. */
+  recordHookDecision(input: HookDecisionInput): Promise<void>;
+  listHookDecisions(userId: number, limit: number): Promise<HookDecisionRecord[]>;
+
+  /** A shared cache (registry answers) for instances without Redis; expired entries read as null. */
+  cacheGet(key: string, now: Date): Promise<string | null>;
+  cachePut(key: string, value: string, expiresAt: Date): Promise<void>;
+
   close(): Promise<void>;
+}
+
+export interface HookDecisionInput {
+  userId: number;
+  agent: 'a' | 'b';
+  mode: HookMode;
+  decision: 'allow' | 'deny' | 'ask';
+  /** The parsed packages (ecosystem, name, version) as judged. */
+  packages: unknown[];
+  reasons: string[];
+  at: Date;
+}
+
+export interface HookDecisionRecord extends HookDecisionInput {
+  id: number;
 }
 
 /** A write that broke a rule of the data (a duplicate email, an unknown team): one clear message. */

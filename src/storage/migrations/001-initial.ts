@@ -4,7 +4,7 @@ import { type ColumnDefinitionBuilder, type Kysely, PostgresAdapter, sql } from 
  * Kysely's `autoIncrement()` has no PostgreSQL spelling, so identity keys are written per dialect.
  * Both forms never reuse an id, which matters because `ci_run_usage.account_id` has no foreign key.
  */
-function identity(db: Kysely<unknown>) {
+export function identity(db: Kysely<unknown>) {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return (col: ColumnDefinitionBuilder) =>
     postgres ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement();

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
+import * as hooks from './002-hooks.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
@@ -7,6 +8,7 @@ import * as initial from './001-initial.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
+  '002-hooks': hooks,
 };
 
 export const migrationProvider: MigrationProvider = {
