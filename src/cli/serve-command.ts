@@ -2,6 +2,9 @@ import { once } from 'node:events';
 import { serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../config/config.js';
+import { redisCache, storeCache, tieredCache } from '../hooks/cache.js';
+import { createRegistries } from '../hooks/ecosystems/index.js';
+import { createOsvLookup } from '../hooks/risk/osv.js';
 import { createApp } from '../server/app.js';
 import { fileBinarySource } from '../server/binary-source.js';
 import { identityServicesFromConfig } from '../server/identity-services.js';
@@ -34,6 +37,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       : new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis?.on('error', (e) => logger.warn({ error: e.name }, 'redis error'));
 
+  const cache = tieredCache(redis === undefined ? storeCache(store) : redisCache(redis));
   const app = createApp({
     config,
     store,
@@ -41,6 +45,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     rateLimiters: createRateLimiters({ redis, limits: config.rateLimits }),
     identity: identityServicesFromConfig(config),
     binary: fileBinarySource(config.binaryPath),
+    hooks: {
+      registries: createRegistries(config.registries),
+      osv: createOsvLookup({ baseUrl: config.registries.osv }),
+      cache,
+      now: () => new Date(),
+    },
   });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await once(server, 'listening');

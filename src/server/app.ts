@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { except } from 'hono/combine';
 import { VERSION } from '../version.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './errors.js';
@@ -8,8 +9,9 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { accountRoute } from './routes/account.js';
 import { binaryRoute } from './routes/binary.js';
+import { type HookVariables, hooksRoute } from './routes/hooks.js';
 
-export type AppEnv = { Bindings: NodeBindings; Variables: AuthVariables };
+export type AppEnv = { Bindings: NodeBindings; Variables: AuthVariables & HookVariables };
 
 /**
  * The service as a Hono app. It never listens: the entry point (`svc serve`) owns the socket, and
@@ -25,7 +27,9 @@ export function createApp(deps: AppDeps) {
   app.use('*', rateLimit(deps.rateLimiters, ipOf, deps.logger));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', version: VERSION }));
-  app.use('/api/*', auth);
+  // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
+  app.use('/api/*', except('/api/hooks/*', auth));
+  app.route('/api/hooks', hooksRoute(deps, now));
   app.route('/api/account', accountRoute(deps, now));
   app.route('/api/action/binary', binaryRoute(deps, now));
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
+import type { RiskServices } from '../hooks/risk/assess.js';
 import type { Store } from '../storage/index.js';
 import type { BinarySource } from './binary-source.js';
 import type { IdentityServices } from './ci-identity.js';
@@ -13,6 +14,8 @@ export interface AppDeps {
   logger: Logger;
   identity: IdentityServices;
   binary: BinarySource;
+  /** Registries, OSV and the shared cache the hook endpoints judge packages with. */
+  hooks: RiskServices;
   /** The clock; tests move it across months. */
   now?: () => Date;
 }

@@ -21,7 +21,10 @@ async function freePort(): Promise<number> {
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-service-'));
   // A folder that does not exist yet: the first command creates the database with its migrations.
-  env = { SVC_DATABASE_URL: `sqlite:${join(dir, 'data', 'svc.db')}` };
+  env = {
+    SVC_DATABASE_URL: `sqlite:${join(dir, 'data', 'svc.db')}`,
+    SVC_BINARY_PATH: join(dir, 'not-published'),
+  };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -116,7 +119,7 @@ describe('svc serve', () => {
     const missing = await fetch(`${base}/api/account`);
     expect(missing.status).toBe(401);
     expect(await missing.json()).toEqual({ error: 'missing API key' });
-    // The executable is not built at this path: 503, in the error envelope.
+    // No executable at SVC_BINARY_PATH: 503, in the error envelope.
     const binary = await fetch(`${base}/api/action/binary?repo=a/b`, {
       headers: { authorization: `Bearer ${key}` },
     });

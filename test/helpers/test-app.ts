@@ -5,6 +5,9 @@ import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { generateApiKey } from '../../src/auth/api-keys.js';
+import { storeCache, tieredCache } from '../../src/hooks/cache.js';
+import { createRegistries } from '../../src/hooks/ecosystems/index.js';
+import { createOsvLookup } from '../../src/hooks/risk/osv.js';
 import { createApp } from '../../src/server/app.js';
 import { fileBinarySource } from '../../src/server/binary-source.js';
 import { identityServicesFromConfig } from '../../src/server/identity-services.js';
@@ -25,6 +28,8 @@ export interface TestAppOptions {
   redis?: Redis;
   trustProxy?: number;
   now?: () => Date;
+  /** Package registries and OSV for the hooks (e.g. FakeRegistries' urls); default: a closed port. */
+  registries?: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
 }
 
 /**
@@ -61,6 +66,15 @@ export async function startTestApp(options: TestAppOptions = {}) {
       codehostbToken: issuerB.apiToken,
     },
   };
+  const closed = 'http://127.0.0.1:9';
+  const registries = options.registries ?? {
+    npm: closed,
+    pypi: closed,
+    crates: closed,
+    goproxy: closed,
+    nuget: closed,
+    osv: closed,
+  };
   const app = createApp({
     config,
     store: db.store,
@@ -68,6 +82,12 @@ export async function startTestApp(options: TestAppOptions = {}) {
     rateLimiters: createRateLimiters({ redis: options.redis, limits: options.rateLimits }),
     identity: identityServicesFromConfig(config),
     binary: fileBinarySource(options.binaryFile ?? binaryPath),
+    hooks: {
+      registries: createRegistries(registries),
+      osv: createOsvLookup({ baseUrl: registries.osv }),
+      cache: tieredCache(storeCache(db.store)),
+      now: options.now ?? (() => new Date()),
+    },
     now: options.now,
   });
 

@@ -1,4 +1,4 @@
-import { type Ecosystem, type RegistryClient, RegistryUnavailable } from '../types.js';
+import { type Ecosystem, type RegistryClient, type RegistryFacts, RegistryUnavailable } from '../types.js';
 import { createCratesRegistry } from './cargo/registry.js';
 import { createGoRegistry } from './go/registry.js';
 import { createNpmRegistry } from './npm/registry.js';
@@ -119,6 +119,11 @@ export function badShape(registry: string): RegistryUnavailable {
   return new RegistryUnavailable(registry, 'unexpected response shape');
 }
 
+/** The facts of a package the registry does not have. */
+export function notFound(): RegistryFacts {
+  return { exists: false, firstPublished: null, resolvedVersion: null, versionPublished: null };
+}
+
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -147,7 +152,9 @@ function describeStatus(status: number): string {
 function describeFailure(e: unknown, signal: AbortSignal): string {
   if (signal.aborted) {
     const reason: unknown = signal.reason;
-    return reason instanceof Error && reason.name === 'TimeoutError' ? 'timed out' : 'the request was stopped';
+    return reason instanceof Error && reason.name === 'TimeoutError'
+      ? 'timed out'
+      : 'the request was stopped';
   }
   const code = (e as { cause?: { code?: unknown } } | null)?.cause?.code;
   return typeof code === 'string' ? `network error (${code})` : 'network error';

@@ -23,7 +23,10 @@ export function rateLimit(
         );
         continue;
       }
-      if (!decision.allowed) {
+      if (!decision.allowed && c.req.path.startsWith('/api/hooks/')) {
+        // Hooks fail open (spec 7.2): the route answers allow and says why.
+        c.set('rateLimitedFor', decision.retryAfterSeconds);
+      } else if (!decision.allowed) {
         throw tooManyRequests(
           `rate limit exceeded: ${RATE_LIMITS[scope]} requests a minute; retry in ${decision.retryAfterSeconds} s`,
           decision.retryAfterSeconds,

@@ -1,0 +1,94 @@
+import { Hono } from 'hono';
+import { bearerToken, hashApiKey } from '../../auth/api-keys.js';
+import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
+import { decideCommand } from '../../hooks/decide.js';
+import type { HookMode } from '../../storage/index.js';
+import type { AppDeps } from '../deps.js';
+
+/** Hook inputs are a few kilobytes; anything past this is not read (and the command not checked). */
+export const MAX_HOOK_BODY_BYTES = 1 << 20;
+
+export type HookVariables = { rateLimitedFor?: number };
+
+/**
+ * POST /api/hooks/agent-a and /api/hooks/agent-b (spec 4.3, 7.2). Never in the way: every failure
+ * (a wrong key, a malformed or oversized body, a rate limit, an error of ours) answers allow, in the
+ * agent's own format, with a message saying the command was not checked and why.
+ */
+export function hooksRoute(deps: AppDeps, now: () => Date) {
+  const route = new Hono<{ Variables: HookVariables }>();
+  for (const [path, agent, id] of [
+    ['/agent-a', agentA, 'a'],
+    ['/agent-b', agentB, 'b'],
+  ] as const) {
+    route.post(path, async (c) => {
+      const allow = (why: string) =>
+        c.json(agent.answer('allow', `svc: command not checked: ${why}`) as object);
+      try {
+        const limited = c.get('rateLimitedFor');
+        if (limited !== undefined) return allow(`rate limited; checks resume in ${limited} s`);
+        const key = bearerToken(c.req.header('authorization'));
+        const principal = key === null ? null : await deps.store.findPrincipalByKeyHash(hashApiKey(key));
+        if (principal === null)
+          return allow(key === null ? 'no API key was sent' : 'the API key was not accepted');
+        const body = await readLimited(c.req.raw, MAX_HOOK_BODY_BYTES);
+        if (body === null) return allow(`the hook input is larger than ${MAX_HOOK_BODY_BYTES} bytes`);
+        const command = commandIn(agent, body);
+        if (command === null) return allow('the hook input holds no shell command');
+
+        // A team member always gets the team's mode; others choose with ?mode=warn or X-Svc-Mode.
+        const asked = c.req.query('mode') === 'warn' || c.req.header('x-svc-mode') === 'warn';
+        const mode: HookMode = principal.team?.hookMode ?? (asked ? 'warn' : 'block');
+        const decision = await decideCommand(command, mode, deps.hooks);
+        if (decision.isInstall && decision.installs.length > 0) {
+          await deps.store.recordHookDecision({
+            userId: principal.user.id,
+            agent: id,
+            mode,
+            decision: decision.decision,
+            packages: decision.installs.map(({ ecosystem, name, version }) => ({ ecosystem, name, version })),
+            reasons: decision.installs.flatMap((p) => p.reasons),
+            at: now(),
+          });
+        }
+        return c.json(agent.answer(decision.decision, decision.message) as object);
+      } catch (e) {
+        deps.logger.error(
+          { error: e instanceof Error ? e.name : 'unknown', agent: id },
+          'hook failed; allowed',
+        );
+        return allow('an internal error of the service');
+      }
+    });
+  }
+  return route;
+}
+
+function commandIn(agent: AgentFormat, body: string): string | null {
+  try {
+    return agent.commandOf(JSON.parse(body));
+  } catch {
+    return null;
+  }
+}
+
+/** The request body as text, or null past `limit` bytes (read no further than that). */
+async function readLimited(request: Request, limit: number): Promise<string | null> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > limit) return null;
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
