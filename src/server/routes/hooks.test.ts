@@ -7,6 +7,10 @@ const OLD = new Date('2020-01-01T00:00:00Z');
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
 const hoursAgo = (n: number) => new Date(Date.now() - n * 3_600_000);
 
+/** app.request() may answer synchronously; always a promise here. */
+const req = (app: TestApp['app'], ...args: Parameters<TestApp['app']['request']>) =>
+  Promise.resolve(app.request(...args));
+
 let registries: FakeRegistries;
 let t: TestApp;
 let key: string;
@@ -39,47 +43,45 @@ const hookA = (
   command: unknown,
   init: { key?: string; query?: string; headers?: Record<string, string> } = {},
 ) =>
-  t.app
-    .request(
-      `/api/hooks/agent-a${init.query ?? ''}`,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${init.key ?? key}`,
-          'content-type': 'application/json',
-          ...init.headers,
-        },
-        body:
-          typeof command === 'string'
-            ? JSON.stringify({ command, hook_event_name: 'beforeShellExecution' })
-            : JSON.stringify(command),
+  req(
+    t.app,
+    `/api/hooks/agent-a${init.query ?? ''}`,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${init.key ?? key}`,
+        'content-type': 'application/json',
+        ...init.headers,
       },
-      { incoming: { socket: { remoteAddress: '192.0.2.50' } } },
-    )
-    .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+      body:
+        typeof command === 'string'
+          ? JSON.stringify({ command, hook_event_name: 'beforeShellExecution' })
+          : JSON.stringify(command),
+    },
+    { incoming: { socket: { remoteAddress: '192.0.2.50' } } },
+  ).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
 
 const hookB = (
   command: string,
   init: { query?: string; headers?: Record<string, string>; tool?: string } = {},
 ) =>
-  t.app
-    .request(
-      `/api/hooks/agent-b${init.query ?? ''}`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
-        body: JSON.stringify({
-          hook_event_name: 'PreToolUse',
-          tool_name: init.tool ?? 'Bash',
-          tool_input: { command },
-        }),
-      },
-      { incoming: { socket: { remoteAddress: '192.0.2.51' } } },
-    )
-    .then(async (r) => ({
-      status: r.status,
-      body: (await r.json()) as { hookSpecificOutput: Record<string, string> },
-    }));
+  req(
+    t.app,
+    `/api/hooks/agent-b${init.query ?? ''}`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+      body: JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        tool_name: init.tool ?? 'Bash',
+        tool_input: { command },
+      }),
+    },
+    { incoming: { socket: { remoteAddress: '192.0.2.51' } } },
+  ).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { hookSpecificOutput: Record<string, string> },
+  }));
 
 describe('agent A (beforeShellExecution)', () => {
   it('allows a command that is not an install at once, and stores nothing', async () => {
@@ -202,34 +204,30 @@ describe('never in the way (spec 7.2)', () => {
     [
       'no key',
       () =>
-        t.app
-          .request('/api/hooks/agent-a', { method: 'POST', body: '{"command":"npm i evil-pkg"}' })
-          .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> })),
+        req(t.app, '/api/hooks/agent-a', { method: 'POST', body: '{"command":"npm i evil-pkg"}' }).then(
+          async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }),
+        ),
       /no API key was sent/,
     ],
     [
       'a malformed body',
       () =>
-        t.app
-          .request('/api/hooks/agent-a', {
-            method: 'POST',
-            headers: { authorization: `Bearer ${key}` },
-            body: '{not json',
-          })
-          .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> })),
+        req(t.app, '/api/hooks/agent-a', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+          body: '{not json',
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> })),
       /holds no shell command/,
     ],
     ['a body without a command', () => hookA({ cwd: '/x' }), /holds no shell command/],
     [
       'a 10 MB body',
       () =>
-        t.app
-          .request('/api/hooks/agent-a', {
-            method: 'POST',
-            headers: { authorization: `Bearer ${key}` },
-            body: JSON.stringify({ command: `npm i evil-pkg ${'x'.repeat(10 * 1024 * 1024)}` }),
-          })
-          .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> })),
+        req(t.app, '/api/hooks/agent-a', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+          body: JSON.stringify({ command: `npm i evil-pkg ${'x'.repeat(10 * 1024 * 1024)}` }),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> })),
       /larger than 1048576 bytes/,
     ],
   ])('allows with a reason for %s', async (_name, call, why) => {
@@ -246,13 +244,12 @@ describe('never in the way (spec 7.2)', () => {
     try {
       const k = await limited.userWithKey('rl@example.test');
       const call = () =>
-        limited.app
-          .request(
-            '/api/hooks/agent-a',
-            { method: 'POST', headers: { authorization: `Bearer ${k}` }, body: '{"command":"ls"}' },
-            { incoming: { socket: { remoteAddress: '192.0.2.99' } } },
-          )
-          .then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+        req(
+          limited.app,
+          '/api/hooks/agent-a',
+          { method: 'POST', headers: { authorization: `Bearer ${k}` }, body: '{"command":"ls"}' },
+          { incoming: { socket: { remoteAddress: '192.0.2.99' } } },
+        ).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
       await call();
       await call();
       const third = await call();
