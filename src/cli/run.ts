@@ -9,6 +9,8 @@ Usage:
   svc scan [PATH] [options]   scan a repository's full git history for committed secrets
   svc serve                   run the service (configuration from the environment)
   svc admin COMMAND           operator commands: users, plans, teams, API keys, usage
+  svc check-command "LINE"    what the agent hooks would decide for a shell line
+  svc hooks config ...        the hook configuration for agent A (Cursor) or agent B (Claude Code)
   svc --version               print the version
   svc help [COMMAND]          show help
 
@@ -30,6 +32,14 @@ export const ALL_COMMANDS: CommandSet = {
   serve: async () => {
     const m = await import('./serve-command.js');
     return { run: m.serveCommand, help: m.SERVE_HELP };
+  },
+  'check-command': async () => {
+    const m = await import('./check-command.js');
+    return { run: m.checkCommand, help: m.CHECK_HELP };
+  },
+  hooks: async () => {
+    const m = await import('./hooks-command.js');
+    return { run: m.hooksCommand, help: m.HOOKS_HELP };
   },
   admin: async () => {
     const m = await import('./admin-command.js');
