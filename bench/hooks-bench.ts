@@ -1,0 +1,89 @@
+/**
+ * `npm run bench:hooks`: p50/p99 latency and requests per second of the agent A hook endpoint, side
+ * by side, for a command that is not an install and for an install whose packages are cached. The
+ * service runs as its own process against fake registries on loopback (the first install request
+ * fills the cache; the measured ones are answered from it).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { FakeRegistries } from '../test/helpers/fake-registries.js';
+
+const root = join(import.meta.dirname, '..');
+const cli = join(root, 'dist', 'cli', 'main.js');
+const seconds = Number(process.env.SVC_BENCH_SECONDS ?? 10);
+const connections = Number(process.env.SVC_BENCH_CONNECTIONS ?? 32);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const registries = await FakeRegistries.start();
+const old = new Date('2020-01-01T00:00:00Z');
+registries
+  .addPackage('npm', 'react', { versions: { '18.3.1': old } })
+  .addPackage('npm', 'lodash', { versions: { '4.17.21': old } })
+  .addPackage('PyPI', 'requests', { versions: { '2.31.0': old } });
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-hooks-bench-'));
+const port = await freePort();
+const env = {
+  ...process.env,
+  ...registries.env,
+  PORT: String(port),
+  SVC_DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`,
+  SVC_RATE_LIMIT_API: '1000000000',
+};
+execFileSync(process.execPath, [cli, 'admin', 'create-user', '--email', 'bench@example.test'], { env });
+const key = execFileSync(process.execPath, [cli, 'admin', 'create-key', '--email', 'bench@example.test'], {
+  env,
+  encoding: 'utf8',
+}).trim();
+const server = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+for (let i = 0; i < 100; i++) {
+  try {
+    await fetch(`http://127.0.0.1:${port}/healthz`);
+    break;
+  } catch {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const url = `http://127.0.0.1:${port}/api/hooks/agent-a`;
+const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+const install = 'npm install react lodash && pip install requests==2.31.0';
+// Fill the cache once; every measured request is then answered from it.
+const first = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ command: install }) });
+const answer = (await first.json()) as { permission: string };
+const before = registries.requests.length;
+
+const rows: string[] = [];
+for (const [name, command, target] of [
+  ['not an install: git status && ls -la', 'git status && ls -la', 'p99 < 5 ms, >= 3,000 req/s'],
+  [`cached install (3 packages, first answer: ${answer.permission})`, install, 'p99 < 20 ms'],
+] as const) {
+  const body = JSON.stringify({ command, hook_event_name: 'beforeShellExecution' });
+  await autocannon({ url, method: 'POST', headers, body, connections, duration: 2 });
+  const r = await autocannon({ url, method: 'POST', headers, body, connections, duration: seconds });
+  rows.push(
+    `${name.padEnd(52)} ${Math.round(r.requests.average).toString().padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms` +
+      `  p99 ${String(r.latency.p99).padStart(3)} ms  errors ${r.errors + r.non2xx}   target: ${target}`,
+  );
+}
+server.kill('SIGTERM');
+await new Promise((r) => server.on('close', r));
+console.log(
+  `${connections} connections, ${seconds} s a run, loopback, ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores`,
+);
+console.log(rows.join('\n'));
+console.log(`registry requests during the measured runs: ${registries.requests.length - before}`);
+await registries.stop();
+rmSync(dir, { recursive: true, force: true });
