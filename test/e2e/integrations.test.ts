@@ -21,7 +21,7 @@ import { gitlabTemplate } from '../../build/build-integrations.mjs';
 import { fakeCloudKeyId } from '../helpers/fake-secrets.js';
 import { TestRepo } from '../helpers/git-repo.js';
 import { OFFLINE_PROVIDERS } from '../helpers/svc-cli.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startTestApp } from '../helpers/test-app.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BINARY = join(ROOT, 'dist', 'svc-linux-x64');

@@ -79,11 +79,7 @@ function commandIn(agent: AgentFormat, body: string): string | null {
  * @hono/node-server it reads the Node request itself: going through the web Request made the
  * adapter build one (web streams, an abort signal) for every hook call, a quarter of its cost.
  */
-async function readLimited(
-  request: Request,
-  incoming: unknown,
-  limit: number,
-): Promise<string | null> {
+async function readLimited(request: Request, incoming: unknown, limit: number): Promise<string | null> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > limit) return null;
   const chunks: Uint8Array[] = [];
