@@ -70,9 +70,11 @@ async function buildOnce() {
     sourcemap: false,
     logLevel: 'warning',
   });
+  // Relative paths, resolved from `work`: the blob records the main script's path, and an absolute
+  // one would make the executable depend on where the checkout lives.
   const config = {
-    main: join(work, 'svc.cjs'),
-    output: join(work, 'sea-prep.blob'),
+    main: 'svc.cjs',
+    output: 'sea-prep.blob',
     disableExperimentalSEAWarning: true,
     // A code cache would start faster but V8 does not produce it byte-for-byte reproducibly.
     useCodeCache: false,
@@ -80,10 +82,10 @@ async function buildOnce() {
   };
   writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
   // The blob must be made by the same Node that runs it.
-  execFileSync(node, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: 'inherit' });
+  execFileSync(node, ['--experimental-sea-config', 'sea-config.json'], { cwd: work, stdio: 'inherit' });
 
   copyFileSync(node, out);
-  await inject(out, 'NODE_SEA_BLOB', readFileSync(config.output), {
+  await inject(out, 'NODE_SEA_BLOB', readFileSync(join(work, config.output)), {
     sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
   });
   chmodSync(out, 0o755);
