@@ -3,19 +3,27 @@ import { ScanError } from '../scanner/errors.js';
 import { VERSION } from '../version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
-export const HELP = `svc ${VERSION}: repository security scanner
+/** One usage line per command, shown for the commands a build actually has. */
+const USAGE: Record<string, string> = {
+  scan: "svc scan [PATH] [options]   scan a repository's full git history for committed secrets",
+  serve: 'svc serve                   run the service (configuration from the environment)',
+  admin: 'svc admin COMMAND           operator commands: users, plans, teams, API keys, usage',
+  'check-command': 'svc check-command "LINE"    what the agent hooks would decide for a shell line',
+  hooks: 'svc hooks config ...        the hook configuration for agent A (Cursor) or agent B (Claude Code)',
+};
+
+export function helpFor(commands: CommandSet): string {
+  const lines = Object.keys(commands).map((name) => `  ${USAGE[name] ?? `svc ${name}`}`);
+  return `svc ${VERSION}: repository security scanner
 
 Usage:
-  svc scan [PATH] [options]   scan a repository's full git history for committed secrets
-  svc serve                   run the service (configuration from the environment)
-  svc admin COMMAND           operator commands: users, plans, teams, API keys, usage
-  svc check-command "LINE"    what the agent hooks would decide for a shell line
-  svc hooks config ...        the hook configuration for agent A (Cursor) or agent B (Claude Code)
+${lines.join('\n')}
   svc --version               print the version
   svc help [COMMAND]          show help
 
 Run "svc COMMAND --help" for a command's options.
 `;
+}
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 export type CommandSet = Record<string, () => Promise<{ run: Command; help: string }>>;
@@ -56,7 +64,7 @@ export async function run(argv: string[], io: CliIo, commands: CommandSet = ALL_
   }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     const load = commands[rest[0] ?? ''];
-    io.stdout.write(load === undefined ? HELP : (await load()).help);
+    io.stdout.write(load === undefined ? helpFor(commands) : (await load()).help);
     return EXIT.passed;
   }
   const load = commands[command];

@@ -113,6 +113,15 @@ describe('the single executable', () => {
     expect(JSON.parse(viaBinary.out)).toEqual(JSON.parse(viaNode.out));
     expect(statSync(BINARY).mode & 0o111).not.toBe(0);
   });
+
+  it('offers the scanner only, and says so in its help', async () => {
+    const help = await run(`"${BINARY}" --help`, dir, {});
+    expect(help.out).toContain('svc scan [PATH]');
+    expect(help.out).not.toContain('svc serve');
+    const serve = await run(`"${BINARY}" serve`, dir, {});
+    expect(serve.code).toBe(2);
+    expect(serve.out).toMatch(/unknown command "serve"/);
+  });
 });
 
 describe('platform A: the action script', () => {
