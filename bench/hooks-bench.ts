@@ -4,29 +4,18 @@
  * service runs as its own process against fake registries on loopback (the first install request
  * fills the cache; the measured ones are answered from it).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { FakeRegistries } from '../test/helpers/fake-registries.js';
+import { startServiceProcess } from '../test/helpers/service-process.js';
 
-const root = join(import.meta.dirname, '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
 const seconds = Number(process.env.SVC_BENCH_SECONDS ?? 10);
 // Eight agents calling one instance at once; more connections only add queueing to the latency
 // (SVC_BENCH_CONNECTIONS=32 shows it).
 const connections = Number(process.env.SVC_BENCH_CONNECTIONS ?? 8);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const registries = await FakeRegistries.start();
 const old = new Date('2020-01-01T00:00:00Z');
@@ -36,30 +25,12 @@ registries
   .addPackage('PyPI', 'requests', { versions: { '2.31.0': old } });
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-hooks-bench-'));
-const port = await freePort();
-const env = {
-  ...process.env,
-  ...registries.env,
-  PORT: String(port),
-  SVC_DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`,
-  SVC_RATE_LIMIT_API: '1000000000',
-};
-execFileSync(process.execPath, [cli, 'admin', 'create-user', '--email', 'bench@example.test'], { env });
-const key = execFileSync(process.execPath, [cli, 'admin', 'create-key', '--email', 'bench@example.test'], {
-  env,
-  encoding: 'utf8',
-}).trim();
-const server = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-for (let i = 0; i < 100; i++) {
-  try {
-    await fetch(`http://127.0.0.1:${port}/healthz`);
-    break;
-  } catch {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const url = `http://127.0.0.1:${port}/api/hooks/agent-a`;
+const service = await startServiceProcess(
+  { ...registries.env, SVC_DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`, SVC_RATE_LIMIT_API: '1000000000' },
+  'free',
+);
+const key = service.key;
+const url = `${service.base}/api/hooks/agent-a`;
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 const install = 'npm install react lodash && pip install requests==2.31.0';
 // Fill the cache once; every measured request is then answered from it.
@@ -80,8 +51,7 @@ for (const [name, command, target] of [
       `  p99 ${String(r.latency.p99).padStart(3)} ms  errors ${r.errors + r.non2xx}   target: ${target}`,
   );
 }
-server.kill('SIGTERM');
-await new Promise((r) => server.on('close', r));
+await service.stop();
 console.log(
   `${connections} connections, ${seconds} s a run, loopback, ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores`,
 );

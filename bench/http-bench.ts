@@ -4,27 +4,16 @@
  * on SQLite and on PostgreSQL, side by side; `GET /healthz` (no key, no database) as the floor.
  * The service runs as its own process; autocannon loads it over loopback from this one.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { startServiceProcess } from '../test/helpers/service-process.js';
 
-const root = join(import.meta.dirname, '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
 const seconds = Number(process.env.SVC_BENCH_SECONDS ?? 10);
 const connections = Number(process.env.SVC_BENCH_CONNECTIONS ?? 32);
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function postgresReachable(): boolean {
   try {
@@ -36,38 +25,21 @@ function postgresReachable(): boolean {
 }
 
 async function benchDatabase(label: string, databaseUrl: string) {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    PORT: String(port),
+  // Limits raised for the run: the bench measures the service, not the limiter saying no.
+  const service = await startServiceProcess({
     SVC_DATABASE_URL: databaseUrl,
-    // Limits raised for the run: the bench measures the service, not the limiter saying no.
     SVC_RATE_LIMIT_API: '1000000000',
-  };
-  const email = `bench-${Date.now()}@example.test`;
-  execFileSync(process.execPath, [cli, 'admin', 'create-user', '--email', email, '--plan', 'paid'], { env });
-  const key = execFileSync(process.execPath, [cli, 'admin', 'create-key', '--email', email], {
-    env,
-    encoding: 'utf8',
-  }).trim();
-  const server = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/healthz`);
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  });
+  const { base: origin, key } = service;
   const rows = [];
   for (const [name, path, headers] of [
     ['GET /healthz (no key, no database)', '/healthz', {}],
     ['GET /api/account (authenticated)', '/api/account', { authorization: `Bearer ${key}` }],
   ] as const) {
     // A short warm-up so the JIT and the connection pool are ready, then the measured run.
-    await autocannon({ url: `http://127.0.0.1:${port}${path}`, headers, connections, duration: 2 });
+    await autocannon({ url: `${origin}${path}`, headers, connections, duration: 2 });
     const r = await autocannon({
-      url: `http://127.0.0.1:${port}${path}`,
+      url: `${origin}${path}`,
       headers,
       connections,
       duration: seconds,
@@ -78,8 +50,7 @@ async function benchDatabase(label: string, databaseUrl: string) {
         `  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms  errors ${errors}`,
     );
   }
-  server.kill('SIGTERM');
-  await new Promise((r) => server.on('close', r));
+  await service.stop();
   return rows;
 }
 
