@@ -18,6 +18,11 @@ export interface PackageRequest {
    * `--version` value for dotnet.
    */
   version: string | null;
+  /**
+   * The command installs from a registry it names (`--registry`, `-i`, `PIP_INDEX_URL=`...), not the
+   * public one the checks ask: a name missing there proves nothing.
+   */
+  customRegistry?: true;
 }
 
 /** Something on an install line that is not checked, and why (a local path, a URL, a git source...). */

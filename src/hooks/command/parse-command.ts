@@ -32,7 +32,13 @@ import {
   pythonOptions,
   packagesFromArgs as pythonPackages,
 } from '../ecosystems/pypi/args.js';
-import { MAX_PACKAGES, type PackageRequest, type ParsedCommand, type SkippedSpec } from '../types.js';
+import {
+  type Ecosystem,
+  MAX_PACKAGES,
+  type PackageRequest,
+  type ParsedCommand,
+  type SkippedSpec,
+} from '../types.js';
 import { firstPositional, type PackageArgs } from './options.js';
 import { simpleCommands } from './tokenize.js';
 import { executableName, unwrap } from './wrappers.js';
@@ -254,6 +260,34 @@ function windowsShellScript(name: string, args: string[]): string | null {
   return null;
 }
 
+/** Options and variables that point an install at a registry other than the public one. */
+const OTHER_REGISTRY: Record<Ecosystem, { options: readonly string[]; variables: readonly string[] }> = {
+  npm: { options: ['--registry'], variables: ['npm_config_registry', 'NPM_CONFIG_REGISTRY'] },
+  PyPI: {
+    options: ['-i', '--index-url', '--extra-index-url', '--index', '--default-index', '-f', '--find-links'],
+    variables: ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'UV_INDEX_URL', 'UV_DEFAULT_INDEX', 'UV_INDEX'],
+  },
+  'crates.io': { options: ['--registry', '--index'], variables: ['CARGO_REGISTRY_DEFAULT'] },
+  Go: { options: [], variables: ['GOPROXY', 'GOPRIVATE', 'GONOPROXY', 'GOFLAGS'] },
+  NuGet: { options: ['-s', '--source'], variables: [] },
+};
+
+/** Whether the command (its leading assignments or its options) names another registry. */
+function namesOtherRegistry(
+  ecosystem: Ecosystem,
+  words: readonly string[],
+  args: readonly string[],
+): boolean {
+  const { options, variables } = OTHER_REGISTRY[ecosystem];
+  const assigns = words.some((w) => variables.some((v) => w.startsWith(`${v}=`)));
+  const names = args.some(
+    (a) =>
+      options.some((o) => a === o || a.startsWith(`${o}=`)) ||
+      (ecosystem === 'npm' && /^--@[^:]+:registry/.test(a)),
+  );
+  return assigns || names;
+}
+
 interface Reading {
   installs: PackageRequest[];
   skipped: SkippedSpec[];
@@ -277,6 +311,16 @@ function readCommand(words: string[], into: Reading, depth: number): void {
   const found = packageCommand(name, args);
   if (found === null) return;
   into.isInstall = true;
+  // Once per ecosystem, not per package: a line may name thousands of packages.
+  const other = new Map<Ecosystem, boolean>();
+  for (const request of found.installs) {
+    let custom = other.get(request.ecosystem);
+    if (custom === undefined) {
+      custom = namesOtherRegistry(request.ecosystem, words, args);
+      other.set(request.ecosystem, custom);
+    }
+    if (custom) request.customRegistry = true;
+  }
   into.installs.push(...found.installs);
   into.skipped.push(...found.skipped);
 }

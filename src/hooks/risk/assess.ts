@@ -83,7 +83,9 @@ async function assessOne(
 
   if (facts !== null) {
     const now = services.now().getTime();
-    if (!facts.exists) {
+    if (!facts.exists && request.customRegistry) {
+      unjudged.push(`it comes from a registry the command names, not ${REGISTRY_NAMES[request.ecosystem]}`);
+    } else if (!facts.exists) {
       reasons.push(
         `${label} does not exist on ${REGISTRY_NAMES[request.ecosystem]}: a mistyped or made-up name`,
       );

@@ -119,6 +119,15 @@ describe('agent A (beforeShellExecution)', () => {
     expect(r.body.agent_message).toBe(r.body.user_message);
   });
 
+  it('does not call a package missing from the public registry risky when the command names its own', async () => {
+    const r = await hookA('npm i @acme/internal-tools --registry https://npm.acme.test');
+    expect(r.body.permission).toBe('allow');
+    expect(r.body.user_message).toMatch(
+      /`@acme\/internal-tools` was not fully checked: it comes from a registry the command names, not npm/,
+    );
+    expect((await hookA('npm i @acme/internal-tools')).body.permission).toBe('deny');
+  });
+
   it('asks instead in warn mode, by query or by header', async () => {
     const warned = await hookA('npm i evil-pkg', { query: '?mode=warn' });
     expect(warned.body.permission).toBe('ask');
