@@ -1,4 +1,4 @@
-import { badShape, fetchJson, isRecord, joinUrl } from '../ecosystems/index.js';
+import { badShape, fetchJson, isRecord, joinUrl } from '../ecosystems/fetch.js';
 import { parseSemver } from '../ecosystems/npm/registry.js';
 import { parseNugetVersion } from '../ecosystems/nuget/registry.js';
 import { exactPypiVersion, normalizePypiName } from '../ecosystems/pypi/registry.js';

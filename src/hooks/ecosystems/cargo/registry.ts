@@ -7,7 +7,7 @@ import {
   notFound,
   parseDate,
   type RegistryClientOptions,
-} from '../index.js';
+} from '../fetch.js';
 import { maxSatisfying, parseRange, parseSemver } from '../npm/registry.js';
 
 const REGISTRY = 'crates.io';

@@ -8,7 +8,7 @@ import {
   notFound,
   parseDate,
   type RegistryClientOptions,
-} from '../index.js';
+} from '../fetch.js';
 import { compareSemver, parseSemver, type SemVer } from '../npm/registry.js';
 
 const REGISTRY = 'Go module proxy';

@@ -7,7 +7,7 @@ import {
   notFound,
   parseDate,
   type RegistryClientOptions,
-} from '../index.js';
+} from '../fetch.js';
 
 const REGISTRY = 'npm registry';
 

@@ -1,5 +1,5 @@
 import type { RegistryClient, RegistryFacts } from '../../types.js';
-import { badShape, fetchJson, isRecord, joinUrl, notFound, type RegistryClientOptions } from '../index.js';
+import { badShape, fetchJson, isRecord, joinUrl, notFound, type RegistryClientOptions } from '../fetch.js';
 
 const REGISTRY = 'NuGet';
 

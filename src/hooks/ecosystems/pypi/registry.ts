@@ -8,7 +8,7 @@ import {
   notFound,
   parseDate,
   type RegistryClientOptions,
-} from '../index.js';
+} from '../fetch.js';
 
 const REGISTRY = 'PyPI';
 
