@@ -59,7 +59,10 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     'listening',
   );
 
-  const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]).then(() => 'signal');
+  const signal = await Promise.race([
+    once(process, 'SIGINT').then(() => 'SIGINT'),
+    once(process, 'SIGTERM').then(() => 'SIGTERM'),
+  ]);
   logger.info({ signal }, 'shutting down');
   // Stop accepting, let requests in flight finish (closeIdleConnections drops keep-alive sockets).
   await new Promise<void>((resolve) => {

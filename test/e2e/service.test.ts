@@ -125,7 +125,7 @@ describe('svc serve', () => {
     server.kill('SIGTERM');
     const [code] = await once(server, 'exit');
     expect(code).toBe(0);
-    expect(output).toContain('shutting down');
+    expect(output).toMatch(/"signal":"SIGTERM".*"shutting down"/);
   });
 
   it('refuses a bad setting with one line naming it', async () => {
