@@ -12,7 +12,7 @@ import { buildSyntheticHistory } from './synthetic-history.js';
 
 const root = join(import.meta.dirname, '..');
 const commits = Number(process.env.SVC_BENCH_COMMITS ?? 24_000);
-const bytesPerCommit = Number(process.env.SVC_BENCH_BYTES_PER_COMMIT ?? 15_000);
+const bytesPerCommit = Number(process.env.SVC_BENCH_BYTES_PER_COMMIT ?? 15_500);
 const runs = Number(process.env.SVC_BENCH_RUNS ?? 3);
 const workDir = join(root, '.bench');
 const repo = join(workDir, `history-${commits}-${bytesPerCommit}`);
