@@ -1,8 +1,15 @@
 import { parseArgs } from 'node:util';
-import { generateApiKey } from '../auth/api-keys.js';
+import { issueApiKey } from '../auth/api-keys.js';
 import { loadConfig } from '../config/config.js';
 import { usageMonth } from '../server/usage-month.js';
-import { type HookMode, openStore, type Plan, type Store, StoreError } from '../storage/index.js';
+import {
+  type HookMode,
+  openStore,
+  type Plan,
+  type Store,
+  StoreError,
+  usageAccountOf,
+} from '../storage/index.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 import { describeParseError } from './scan-command.js';
 
@@ -49,9 +56,7 @@ const COMMANDS: Record<
     const email = required(v, 'email');
     const user = await store.findUserByEmail(email);
     if (user === null) throw new StoreError('not-found', `user not found: ${email}`);
-    const { key, prefix, hash } = generateApiKey();
-    await store.createApiKey({ userId: user.id, name: v.name ?? 'default', prefix, hash });
-    io.stdout.write(`${key}\n`);
+    io.stdout.write(`${await issueApiKey(store, user.id, v.name ?? 'default')}\n`);
   },
   async 'revoke-key'(store, v, io) {
     const prefix = required(v, 'prefix');
@@ -87,10 +92,7 @@ const COMMANDS: Record<
     const team = await store.findTeamOfUser(user.id);
     const effective = team?.plan ?? user.plan;
     const month = usageMonth(new Date()).key;
-    const used = await store.ciRunsUsed(
-      team ? { kind: 'team', id: team.id } : { kind: 'user', id: user.id },
-      month,
-    );
+    const used = await store.ciRunsUsed(usageAccountOf(user, team), month);
     const limit = loadConfig(env).monthlyCiRuns[effective];
     const whose = team ? ` (team ${team.name})` : '';
     io.stdout.write(

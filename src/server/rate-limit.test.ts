@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL, redisAvailable } from '../../test/helpers/databases.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 
 /** A client address no other test run uses, so counters shared in Redis never collide. */
@@ -91,33 +92,12 @@ describe('client address behind proxies (SVC_TRUST_PROXY)', () => {
   });
 });
 
-const redisUrl = 'redis://127.0.0.1:6379';
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-  });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-const redisUp = await redisReachable();
-if (!redisUp) {
-  if (process.env.CI === 'true') throw new Error(`Redis not reachable at ${redisUrl} (CI=true requires it)`);
-  console.warn(`Redis not reachable at ${redisUrl}: shared rate-limit tests skipped`);
-}
+const redisUp = await redisAvailable('shared rate-limit tests');
 
 describe.skipIf(!redisUp)('rate limits shared through Redis (SVC_REDIS_URL)', () => {
   it('two app instances share one count', async () => {
-    const redisA = new Redis(redisUrl);
-    const redisB = new Redis(redisUrl);
+    const redisA = new Redis(REDIS_URL);
+    const redisB = new Redis(REDIS_URL);
     const one = await startTestApp({ redis: redisA, rateLimits: { api: 10 } });
     const two = await startTestApp({ redis: redisB, rateLimits: { api: 10 } });
     try {

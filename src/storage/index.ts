@@ -10,4 +10,5 @@ export {
   type Team,
   type UsageAccount,
   type User,
+  usageAccountOf,
 } from './store.js';

@@ -47,6 +47,10 @@ export interface UsageAccount {
   id: number;
 }
 
+export function usageAccountOf(user: Pick<User, 'id'>, team: Pick<Team, 'id'> | null): UsageAccount {
+  return team ? { kind: 'team', id: team.id } : { kind: 'user', id: user.id };
+}
+
 export type CountResult = { counted: true; used: number } | { counted: false; used: number };
 
 export interface Store {

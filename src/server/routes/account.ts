@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { usageAccountOf } from '../../storage/index.js';
 import type { AppDeps } from '../deps.js';
 import type { AuthVariables } from '../middleware/authenticate.js';
 import { usageMonth } from '../usage-month.js';
@@ -11,10 +12,7 @@ export function accountRoute(deps: AppDeps, now: () => Date) {
   return new Hono<{ Variables: AuthVariables }>().get('/', async (c) => {
     const { user, team, plan, key } = c.get('principal');
     const month = usageMonth(now());
-    const used = await deps.store.ciRunsUsed(
-      team ? { kind: 'team', id: team.id } : { kind: 'user', id: user.id },
-      month.key,
-    );
+    const used = await deps.store.ciRunsUsed(usageAccountOf(user, team), month.key);
     return c.json({
       email: user.email,
       plan,

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { UsageAccount } from '../../storage/index.js';
+import { usageAccountOf } from '../../storage/index.js';
 import { resolveCiIdentity } from '../ci-identity.js';
 import type { AppDeps } from '../deps.js';
 import { paymentRequired, tooManyRequests, unavailable } from '../errors.js';
@@ -30,9 +30,7 @@ export function binaryRoute(deps: AppDeps, now: () => Date) {
     const binary = await deps.binary.current();
     if (binary === null) throw unavailable('the scanner executable is not published on this server');
 
-    const account: UsageAccount = principal.team
-      ? { kind: 'team', id: principal.team.id }
-      : { kind: 'user', id: principal.user.id };
+    const account = usageAccountOf(principal.user, principal.team);
     const limit = deps.config.monthlyCiRuns[principal.plan];
     const month = usageMonth(now());
     const count = await deps.store.countCiRun(account, month.key, limit);

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { bearerToken, hashApiKey } from '../../auth/api-keys.js';
 import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
 import { decideCommand } from '../../hooks/decide.js';
 import type { HookMode } from '../../storage/index.js';
 import type { AppDeps } from '../deps.js';
+import { principalOf } from '../middleware/authenticate.js';
 
 /** Hook inputs are a few kilobytes; anything past this is not read (and the command not checked). */
 export const MAX_HOOK_BODY_BYTES = 1 << 20;
@@ -29,10 +29,9 @@ export function hooksRoute(deps: AppDeps, now: () => Date) {
       try {
         const limited = c.get('rateLimitedFor');
         if (limited !== undefined) return allow(`rate limited; checks resume in ${limited} s`);
-        const key = bearerToken(c.req.header('authorization'));
-        const principal = key === null ? null : await deps.store.findPrincipalByKeyHash(hashApiKey(key));
-        if (principal === null)
-          return allow(key === null ? 'no API key was sent' : 'the API key was not accepted');
+        const principal = await principalOf(deps.store, c.req.header('authorization'));
+        if (principal === 'missing') return allow('no API key was sent');
+        if (principal === 'invalid') return allow('the API key was not accepted');
         const body = await readLimited(c.req.raw, c.env?.incoming, MAX_HOOK_BODY_BYTES);
         if (body === null) return allow(`the hook input is larger than ${MAX_HOOK_BODY_BYTES} bytes`);
         const command = commandIn(agent, body);
