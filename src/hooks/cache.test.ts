@@ -1,20 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DIALECTS, openTestDatabase, skipDialect } from '../../test/helpers/databases.js';
+import {
+  DIALECTS,
+  openTestDatabase,
+  REDIS_URL,
+  redisAvailable,
+  skipDialect,
+} from '../../test/helpers/databases.js';
 import { redisCache, type SharedCache, storeCache, tieredCache } from './cache.js';
 
-const redisUrl = 'redis://127.0.0.1:6379';
-const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+const redisUp = await redisAvailable('the Redis cache test');
+const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
 redis.on('error', () => {});
-const redisUp = await redis
-  .connect()
-  .then(() => true)
-  .catch(() => false);
-if (!redisUp) {
-  if (process.env.CI === 'true') throw new Error(`Redis not reachable at ${redisUrl} (CI=true requires it)`);
-  console.warn(`Redis not reachable at ${redisUrl}: the Redis cache test is skipped`);
-}
+if (redisUp) await redis.connect();
 afterAll(() => redis.disconnect());
 
 /** Two service instances: each has its own memory tier in front of the one shared tier. */

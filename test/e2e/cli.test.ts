@@ -12,6 +12,7 @@ import {
   fakeWebApiKey,
 } from '../helpers/fake-secrets.js';
 import { TestRepo } from '../helpers/git-repo.js';
+import { CONTRACT_REPORT_KEYS } from '../helpers/scan-results.js';
 
 /** The built CLI, as `npx svc` runs it: these tests exercise the real entry point, not the sources. */
 import { CLI, OFFLINE_PROVIDERS } from '../helpers/svc-cli.js';
@@ -71,18 +72,7 @@ describe('svc scan', () => {
       expect(r.stdout).toBe('');
     }
     const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-    expect(Object.keys(json)).toEqual([
-      'version',
-      'tool',
-      'repository',
-      'defaultBranch',
-      'commitsScanned',
-      'incomplete',
-      'unreadableCommits',
-      'findings',
-      'summary',
-      'passed',
-    ]);
+    expect(Object.keys(json)).toEqual(CONTRACT_REPORT_KEYS);
     expect(json).toMatchObject({ version: 1, repository: repo.dir, commitsScanned: 2, passed: false });
     expect(json.summary).toMatchObject({ total: 6, failing: 5, byLocation: { code: 5, test: 1 } });
   });

@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRegistries } from '../helpers/fake-registries.js';
 import { runSvc } from '../helpers/svc-cli.js';
@@ -100,18 +98,17 @@ describe('svc hooks config', () => {
 
   describe('the generated command, run as the agent runs it', () => {
     let t: TestApp;
-    let server: ServerType;
+    let server: Awaited<ReturnType<TestApp['listen']>>;
     let base: string;
     let key: string;
     beforeAll(async () => {
       t = await startTestApp({ registries: registries.urls });
       key = await t.userWithKey('cursor@example.test');
-      server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-      await once(server, 'listening');
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await t.listen();
+      base = server.url;
     });
     afterAll(async () => {
-      await new Promise((r) => server.close(r));
+      await server.close();
       await t.cleanup();
     });
 

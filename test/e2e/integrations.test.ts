@@ -14,7 +14,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without type declarations
 import { gitlabTemplate } from '../../build/build-integrations.mjs';
@@ -32,14 +31,12 @@ const RUNNER_REQUEST_TOKEN = 'runner-request-token';
 /** A running service on loopback that serves the real executable, with fake identity issuers. */
 async function service(options: Parameters<typeof startTestApp>[0] = {}) {
   const t = await startTestApp({ binaryFile: BINARY, ...options });
-  const server: ServerType = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await t.listen();
   return {
     t,
-    url,
+    url: server.url,
     async stop() {
-      await new Promise((r) => server.close(r));
+      await server.close();
       await t.cleanup();
     },
   };

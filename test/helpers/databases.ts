@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/storage/index.js';
 
@@ -103,4 +104,39 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
     await cleanup();
     throw error;
   }
+}
+
+/** The local Redis; SVC_TEST_REDIS_URL points elsewhere. */
+export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let redisProbe: Promise<boolean> | undefined;
+
+/**
+ * Whether the Redis suites run: yes when REDIS_URL answers; when it does not, they are skipped with
+ * a line saying so, except in CI, which always has Redis and fails instead.
+ */
+export function redisAvailable(suite: string): Promise<boolean> {
+  redisProbe ??= (async () => {
+    const probe = new Redis(REDIS_URL, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+    });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  })();
+  return redisProbe.then((up) => {
+    if (up) return true;
+    if (process.env.CI === 'true')
+      throw new Error(`Redis not reachable at ${REDIS_URL} (CI=true requires it)`);
+    console.warn(`Redis not reachable at ${REDIS_URL}: ${suite} skipped`);
+    return false;
+  });
 }

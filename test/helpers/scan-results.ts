@@ -189,3 +189,17 @@ export function passingResult(): ScanResult {
 export function emptyResult(): ScanResult {
   return scanResult({ repository: '.', defaultBranch: null, commitsScanned: 0, findings: [] });
 }
+
+/** Contract 2.2: the JSON report's top-level keys, in order. */
+export const CONTRACT_REPORT_KEYS = [
+  'version',
+  'tool',
+  'repository',
+  'defaultBranch',
+  'commitsScanned',
+  'incomplete',
+  'unreadableCommits',
+  'findings',
+  'summary',
+  'passed',
+];

@@ -1,10 +1,13 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { serve } from '@hono/node-server';
 import type { Redis } from 'ioredis';
-import { generateApiKey } from '../../src/auth/api-keys.js';
+import { issueApiKey } from '../../src/auth/api-keys.js';
 import { storeCache, tieredCache } from '../../src/hooks/cache.js';
 import { createRegistries } from '../../src/hooks/ecosystems/index.js';
 import { createOsvLookup } from '../../src/hooks/risk/osv.js';
@@ -99,9 +102,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
       await db.store.addTeamMember(team.name, email);
     }
     const user = (await db.store.findUserByEmail(email))!;
-    const key = generateApiKey();
-    await db.store.createApiKey({ userId: user.id, name: 'test', prefix: key.prefix, hash: key.hash });
-    return key.key;
+    return issueApiKey(db.store, user.id, 'test');
   }
 
   /** A request through app.request(), from a given client address (the socket's peer). */
@@ -120,9 +121,20 @@ export async function startTestApp(options: TestAppOptions = {}) {
     );
   }
 
+  /** Serves the app on a free loopback port, for clients that need real HTTP (curl, scripts). */
+  async function listen(): Promise<{ url: string; close(): Promise<void> }> {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    await once(server, 'listening');
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+
   return {
     app,
     db,
+    listen,
     issuerA,
     issuerB,
     logs,

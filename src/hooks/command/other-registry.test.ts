@@ -26,6 +26,6 @@ describe('installs from a registry the command names', () => {
       ['lodash', false],
       ['acme-tools', true],
     ]);
-    expect(parseCommandLine('npm i -s lodash')[`installs`][0]!.customRegistry).toBeUndefined();
+    expect(parseCommandLine('npm i -s lodash').installs[0]!.customRegistry).toBeUndefined();
   });
 });

@@ -1,6 +1,5 @@
 import type { Ecosystem, RegistryClient } from '../types.js';
 import { createCratesRegistry } from './cargo/registry.js';
-import type { RegistryClientOptions } from './fetch.js';
 import { createGoRegistry } from './go/registry.js';
 import { createNpmRegistry } from './npm/registry.js';
 import { createNugetRegistry } from './nuget/registry.js';

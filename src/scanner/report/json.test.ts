@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { emptyResult, fullResult, TOOL_VERSION } from '../../../test/helpers/scan-results.js';
+import {
+  emptyResult,
+  fullResult,
+  TOOL_VERSION,
+  CONTRACT_REPORT_KEYS as TOP_KEYS,
+} from '../../../test/helpers/scan-results.js';
 import type { ScanResult } from '../types.js';
 import { renderReport } from './index.js';
 
-const TOP_KEYS = [
-  'version',
-  'tool',
-  'repository',
-  'defaultBranch',
-  'commitsScanned',
-  'incomplete',
-  'unreadableCommits',
-  'findings',
-  'summary',
-  'passed',
-];
 const FINDING_KEYS = [
   'ruleId',
   'commit',
