@@ -29,7 +29,9 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const config = loadConfig(io.env);
   const logs = serviceLogDestination();
   const logger = createLogger(logs);
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, {
+    onConnectionError: (reason) => logger.warn({ reason }, 'database connection lost; the pool replaces it'),
+  });
   // No offline queue: when Redis is down a command fails at once and the in-memory limiter stands in.
   const redis =
     config.redisUrl === undefined

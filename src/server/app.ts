@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { except } from 'hono/combine';
+import { DatabaseUnavailableError } from '../storage/index.js';
 import { VERSION } from '../version.js';
 import type { AppDeps } from './deps.js';
 import { HttpError } from './errors.js';
@@ -10,6 +11,11 @@ import { requestLog } from './middleware/request-log.js';
 import { accountRoute } from './routes/account.js';
 import { binaryRoute } from './routes/binary.js';
 import { type HookVariables, hooksRoute } from './routes/hooks.js';
+
+/** What a client is told to wait while the database is away: a restart takes a few seconds. */
+const DATABASE_RETRY_AFTER_S = 5;
+/** A health check answers within this even when the database does not. */
+const HEALTH_PING_MS = 2000;
 
 export type AppEnv = { Bindings: NodeBindings; Variables: AuthVariables & HookVariables };
 
@@ -26,7 +32,16 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestLog(deps.logger, ipOf));
   app.use('*', rateLimit(deps.rateLimiters, ipOf, deps.logger));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok', version: VERSION }));
+  // For a balancer's health check: 503 takes an instance out while its database is unreachable.
+  app.get('/healthz', async (c) => {
+    const reachable = await withinMs(deps.store.ping(), HEALTH_PING_MS).then(
+      () => true,
+      () => false,
+    );
+    return reachable
+      ? c.json({ status: 'ok', version: VERSION, database: 'reachable' })
+      : c.json({ status: 'unavailable', version: VERSION, database: 'unreachable' }, 503);
+  });
   // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
   app.use('/api/*', except('/api/hooks/*', auth));
   app.route('/api/hooks', hooksRoute(deps, now));
@@ -36,9 +51,21 @@ export function createApp(deps: AppDeps) {
   app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof HttpError) return c.json({ error: err.message }, err.status, err.headers);
+    if (err instanceof DatabaseUnavailableError) {
+      deps.logger.warn({ reason: err.reason, path: c.req.path }, 'database unavailable');
+      return c.json({ error: err.message }, 503, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+    }
     // The error's name and message only: a stack or cause could carry request data.
     deps.logger.error({ error: err.name, message: err.message, path: c.req.path }, 'unhandled error');
     return c.json({ error: 'internal error' }, 500);
   });
   return app;
+}
+
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -7,6 +7,7 @@ import { KyselyStore } from './kysely-store.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
+import { reportingUnavailability, unavailabilityReason } from './unavailable.js';
 
 export interface OpenStoreOptions {
   /**
@@ -14,6 +15,12 @@ export interface OpenStoreOptions {
    * fresh one so they can share one database and drop their data with one statement.
    */
   schema?: string;
+  /**
+   * PostgreSQL only: told when a pooled connection breaks outside a query (a restart, a network cut,
+   * pg_terminate_backend). The pool drops that connection and opens a new one on the next query;
+   * this is for the log. Gets a short reason (an error code), never the connection string.
+   */
+  onConnectionError?: (reason: string) => void;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -31,8 +38,11 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
     throw new Error(`invalid schema name: ${options.schema}`);
   }
   const db = new Kysely<Database>({
-    dialect:
-      target.kind === 'sqlite' ? sqliteDialect(target.path) : postgresDialect(target.url, options.schema),
+    dialect: reportingUnavailability(
+      target.kind === 'sqlite'
+        ? sqliteDialect(target.path)
+        : postgresDialect(target.url, options.schema, options.onConnectionError ?? (() => {})),
+    ),
   });
   try {
     if (target.kind === 'sqlite') await migrateSqlite(db);
@@ -95,11 +105,31 @@ function withStatementCache(database: SqliteDatabase.Database) {
   };
 }
 
-function postgresDialect(connectionString: string, schema: string | undefined): Dialect {
-  const pool = new pg.Pool({ connectionString, max: 10 });
-  // An idle client losing its connection emits 'error' on the pool, which would crash the process
-  // without a listener; the next query on a fresh client reports any lasting problem instead.
-  pool.on('error', () => {});
+/**
+ * How long a request waits for a new connection: when the database is unreachable, requests fail
+ * with "database unavailable" within this time instead of queueing (the hooks' budget is 4 s).
+ */
+const CONNECT_TIMEOUT_MS = 3000;
+
+function postgresDialect(
+  connectionString: string,
+  schema: string | undefined,
+  onConnectionError: (reason: string) => void,
+): Dialect {
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Finds a silently dead peer (a failover, a cut network) instead of waiting on it forever.
+    keepAlive: true,
+  });
+  const report = (error: Error) => onConnectionError(unavailabilityReason(error) ?? error.name);
+  // A connection that breaks while idle in the pool emits 'error' on the pool; one that breaks
+  // while checked out (between a transaction's queries, say) emits it on its client, where pg-pool
+  // keeps no listener. Node ends the process on an 'error' event nobody listens to, so both get one;
+  // the pool discards the broken client when it is released.
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
   return new PostgresDialect({
     pool,
     onCreateConnection: schema

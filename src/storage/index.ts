@@ -12,3 +12,4 @@ export {
   type User,
   usageAccountOf,
 } from './store.js';
+export { DatabaseUnavailableError } from './unavailable.js';

@@ -312,6 +312,10 @@ export class KyselyStore implements Store {
       .execute();
   }
 
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
   async close(): Promise<void> {
     await this.db.destroy();
   }

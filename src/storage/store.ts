@@ -89,6 +89,9 @@ export interface Store {
   cacheGet(key: string, now: Date): Promise<string | null>;
   cachePut(key: string, value: string, expiresAt: Date): Promise<void>;
 
+  /** One round trip; throws DatabaseUnavailableError when the database cannot answer. */
+  ping(): Promise<void>;
+
   close(): Promise<void>;
 }
 

@@ -12,25 +12,41 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * `svc serve` as its own process on a free port (the built CLI), a user with a fresh key in its
- * database, and a way to stop it; waits until /healthz answers.
- */
-export async function startServiceProcess(env: NodeJS.ProcessEnv, plan: 'free' | 'paid' = 'paid') {
-  const port = await freePort();
-  const full = { ...process.env, ...env, PORT: String(port) };
+/** A new user and key through `svc admin` (synchronous: nothing in this process can answer meanwhile). */
+function createUserWithKey(env: NodeJS.ProcessEnv, plan: 'free' | 'paid'): string {
   const email = `bench-${Date.now()}@example.test`;
-  execFileSync(process.execPath, [CLI, 'admin', 'create-user', '--email', email, '--plan', plan], {
-    env: full,
-  });
-  const key = execFileSync(process.execPath, [CLI, 'admin', 'create-key', '--email', email], {
-    env: full,
+  execFileSync(process.execPath, [CLI, 'admin', 'create-user', '--email', email, '--plan', plan], { env });
+  return execFileSync(process.execPath, [CLI, 'admin', 'create-key', '--email', email], {
+    env,
     encoding: 'utf8',
   }).trim();
+}
+
+/**
+ * `svc serve` as its own process on a free port (the built CLI), a user with a fresh key in its
+ * database (or the given `key`), and a way to stop it; waits until /healthz answers. With `capture`, what the process
+ * writes (its log lines on stdout, anything on stderr) is kept for the test to read.
+ */
+export async function startServiceProcess(
+  env: NodeJS.ProcessEnv,
+  plan: 'free' | 'paid' = 'paid',
+  options: { capture?: boolean; key?: string } = {},
+) {
+  const port = await freePort();
+  const full = { ...process.env, ...env, PORT: String(port) };
+  const key = options.key ?? createUserWithKey(full, plan);
   const server: ChildProcess = spawn(process.execPath, [CLI, 'serve'], {
     env: full,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', options.capture ? 'pipe' : 'ignore', options.capture ? 'pipe' : 'inherit'],
   });
+  let output = '';
+  server.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  server.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {
@@ -43,9 +59,14 @@ export async function startServiceProcess(env: NodeJS.ProcessEnv, plan: 'free' |
   return {
     base,
     key,
+    /** Everything the process wrote so far (with `capture`). */
+    output: () => output,
+    /** Whether the process is still running. */
+    running: () => server.exitCode === null && server.signalCode === null,
+    exited,
     async stop() {
-      server.kill('SIGTERM');
-      await new Promise((r) => server.on('close', r));
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
+      await exited;
     },
   };
 }

@@ -108,13 +108,19 @@ export async function startTestApp(options: TestAppOptions = {}) {
   /** A request through app.request(), from a given client address (the socket's peer). */
   function request(
     path: string,
-    init: { key?: string; headers?: Record<string, string>; ip?: string; method?: string } = {},
+    init: {
+      key?: string;
+      headers?: Record<string, string>;
+      ip?: string;
+      method?: string;
+      body?: string;
+    } = {},
   ) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
     return app.request(
       path,
-      { method: init.method ?? 'GET', headers },
+      { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, body: init.body },
       {
         incoming: { socket: { remoteAddress: init.ip ?? '192.0.2.1' } },
       },

@@ -1,13 +1,23 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
-import { decideCommand } from '../../hooks/decide.js';
-import type { HookMode } from '../../storage/index.js';
+import { DECISION_BUDGET_MS, decideCommand } from '../../hooks/decide.js';
+import { DatabaseUnavailableError, type HookMode } from '../../storage/index.js';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../middleware/authenticate.js';
 
 /** Hook inputs are a few kilobytes; anything past this is not read (and the command not checked). */
 export const MAX_HOOK_BODY_BYTES = 1 << 20;
+
+/**
+ * The most a hook answer takes, whatever the database and the registries do: well inside the
+ * client's 15 s curl limit and the product's 5 s promise. Past it the command is allowed, saying so.
+ */
+export const HOOK_BUDGET_MS = 4500;
+/** Kept back from the registries' budget for storing the decision and answering. */
+const RECORD_MARGIN_MS = 300;
+
+const errorName = (e: unknown) => (e instanceof Error ? e.name : 'unknown');
 
 export type HookVariables = { rateLimitedFor?: number };
 type HookBindings = { incoming?: unknown };
@@ -26,7 +36,12 @@ export function hooksRoute(deps: AppDeps, now: () => Date) {
     route.post(path, async (c) => {
       const allow = (why: string) =>
         c.json(agent.answer('allow', `svc: command not checked: ${why}`) as object);
-      try {
+      const deadline = Date.now() + HOOK_BUDGET_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<Response>((resolve) => {
+        timer = setTimeout(() => resolve(allow('the check did not finish in time')), HOOK_BUDGET_MS);
+      });
+      const judged = (async () => {
         const limited = c.get('rateLimitedFor');
         if (limited !== undefined) return allow(`rate limited; checks resume in ${limited} s`);
         const principal = await principalOf(deps.store, c.req.header('authorization'));
@@ -40,25 +55,41 @@ export function hooksRoute(deps: AppDeps, now: () => Date) {
         // A team member always gets the team's mode; others choose with ?mode=warn or X-Svc-Mode.
         const asked = c.req.query('mode') === 'warn' || c.req.header('x-svc-mode') === 'warn';
         const mode: HookMode = principal.team?.hookMode ?? (asked ? 'warn' : 'block');
-        const decision = await decideCommand(command, mode, deps.hooks);
+        const budget = Math.min(DECISION_BUDGET_MS, deadline - Date.now() - RECORD_MARGIN_MS);
+        const decision = await decideCommand(command, mode, deps.hooks, Math.max(0, budget));
         if (decision.isInstall && decision.installs.length > 0) {
-          await deps.store.recordHookDecision({
-            userId: principal.user.id,
-            agent: id,
-            mode,
-            decision: decision.decision,
-            packages: decision.installs.map(({ ecosystem, name, version }) => ({ ecosystem, name, version })),
-            reasons: decision.installs.flatMap((p) => p.reasons),
-            at: now(),
-          });
+          // The decision stands even if it cannot be stored: a lost history row beats a lost verdict.
+          await deps.store
+            .recordHookDecision({
+              userId: principal.user.id,
+              agent: id,
+              mode,
+              decision: decision.decision,
+              packages: decision.installs.map(({ ecosystem, name, version }) => ({
+                ecosystem,
+                name,
+                version,
+              })),
+              reasons: decision.installs.flatMap((p) => p.reasons),
+              at: now(),
+            })
+            .catch((e: unknown) =>
+              deps.logger.warn({ error: errorName(e), agent: id }, 'hook decision not stored'),
+            );
         }
         return c.json(agent.answer(decision.decision, decision.message) as object);
-      } catch (e) {
-        deps.logger.error(
-          { error: e instanceof Error ? e.name : 'unknown', agent: id },
-          'hook failed; allowed',
-        );
+      })().catch((e: unknown) => {
+        if (e instanceof DatabaseUnavailableError) {
+          deps.logger.warn({ reason: e.reason, agent: id }, 'hook allowed: database unavailable');
+          return allow("the service's database is unavailable");
+        }
+        deps.logger.error({ error: errorName(e), agent: id }, 'hook failed; allowed');
         return allow('an internal error of the service');
+      });
+      try {
+        return await Promise.race([judged, late]);
+      } finally {
+        clearTimeout(timer);
       }
     });
   }
