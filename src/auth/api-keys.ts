@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Store } from '../storage/index.js';
 
 /** Every API key begins with this (spec 2.1). */
 export const API_KEY_PREFIX = 'svc_';
@@ -67,15 +66,4 @@ function randomBase62(length: number): string {
     }
   }
   return out;
-}
-
-/** Creates a key for a user and stores it by hash; returns the key itself, to be shown once. */
-export async function issueApiKey(
-  store: Pick<Store, 'createApiKey'>,
-  userId: number,
-  name: string,
-): Promise<string> {
-  const { key, prefix, hash } = generateApiKey();
-  await store.createApiKey({ userId, name, prefix, hash });
-  return key;
 }

@@ -1,17 +1,10 @@
 import { parseArgs } from 'node:util';
-import { issueApiKey } from '../auth/api-keys.js';
 import { loadConfig } from '../config/config.js';
-import { usageMonth } from '../server/usage-month.js';
-import {
-  type HookMode,
-  openStore,
-  type Plan,
-  type Store,
-  StoreError,
-  usageAccountOf,
-} from '../storage/index.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
-import { describeParseError } from './scan-command.js';
+import { createLogger } from '../server/logger.js';
+import type { AccountService } from '../services/accounts.js';
+import { type HookMode, isHookMode, isPlan, type Plan } from '../services/vocabulary.js';
+import { createServices } from './create-services.js';
+import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 
 export const ADMIN_HELP = `Usage: svc admin COMMAND [options]
 
@@ -40,63 +33,49 @@ type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean;
 };
 
-const COMMANDS: Record<
-  string,
-  (store: Store, v: Values, io: CliIo, env: NodeJS.ProcessEnv) => Promise<void>
-> = {
-  async 'create-user'(store, v, io) {
-    const user = await store.createUser({ email: required(v, 'email'), plan: plan(v.plan ?? 'free') });
+const COMMANDS: Record<string, (accounts: AccountService, v: Values, io: CliIo) => Promise<void>> = {
+  async 'create-user'(accounts, v, io) {
+    const user = await accounts.createUser({ email: required(v, 'email'), plan: plan(v.plan ?? 'free') });
     io.stdout.write(`created user ${user.email} (${user.plan})\n`);
   },
-  async 'set-plan'(store, v, io) {
-    const user = await store.setUserPlan(required(v, 'email'), plan(required(v, 'plan')));
+  async 'set-plan'(accounts, v, io) {
+    const user = await accounts.setPlan(required(v, 'email'), plan(required(v, 'plan')));
     io.stdout.write(`${user.email} is now on the ${user.plan} plan\n`);
   },
-  async 'create-key'(store, v, io) {
-    const email = required(v, 'email');
-    const user = await store.findUserByEmail(email);
-    if (user === null) throw new StoreError('not-found', `user not found: ${email}`);
-    io.stdout.write(`${await issueApiKey(store, user.id, v.name ?? 'default')}\n`);
+  async 'create-key'(accounts, v, io) {
+    io.stdout.write(`${await accounts.issueKey(required(v, 'email'), v.name ?? 'default')}\n`);
   },
-  async 'revoke-key'(store, v, io) {
+  async 'revoke-key'(accounts, v, io) {
     const prefix = required(v, 'prefix');
     if (!prefix.startsWith('svc_') || prefix.length < 8) {
       throw new UsageError('--prefix must start with svc_ and name at least 4 more characters');
     }
-    const revoked = await store.revokeApiKeys(prefix);
-    if (revoked === 0) throw new StoreError('not-found', `no active key starts with ${prefix}`);
+    const revoked = await accounts.revokeKeys(prefix);
     io.stdout.write(`revoked ${revoked} key${revoked === 1 ? '' : 's'}\n`);
   },
-  async 'create-team'(store, v, io) {
-    const team = await store.createTeam({
+  async 'create-team'(accounts, v, io) {
+    const team = await accounts.createTeam({
       name: required(v, 'name'),
       plan: plan(v.plan ?? 'free'),
       hookMode: mode(v.mode ?? 'block'),
     });
     io.stdout.write(`created team ${team.name} (${team.plan}, hook mode ${team.hookMode})\n`);
   },
-  async 'add-member'(store, v, io) {
+  async 'add-member'(accounts, v, io) {
     const team = required(v, 'team');
     const email = required(v, 'email');
-    await store.addTeamMember(team, email);
+    await accounts.addMember(team, email);
     io.stdout.write(`${email} is now a member of ${team}\n`);
   },
-  async 'set-team-mode'(store, v, io) {
-    const team = await store.setTeamHookMode(required(v, 'team'), mode(required(v, 'mode')));
+  async 'set-team-mode'(accounts, v, io) {
+    const team = await accounts.setTeamMode(required(v, 'team'), mode(required(v, 'mode')));
     io.stdout.write(`team ${team.name} hook mode: ${team.hookMode}\n`);
   },
-  async usage(store, v, io, env) {
-    const email = required(v, 'email');
-    const user = await store.findUserByEmail(email);
-    if (user === null) throw new StoreError('not-found', `user not found: ${email}`);
-    const team = await store.findTeamOfUser(user.id);
-    const effective = team?.plan ?? user.plan;
-    const month = usageMonth(new Date()).key;
-    const used = await store.ciRunsUsed(usageAccountOf(user, team), month);
-    const limit = loadConfig(env).monthlyCiRuns[effective];
+  async usage(accounts, v, io) {
+    const { user, team, plan, month, used, limit } = await accounts.usageOf(required(v, 'email'));
     const whose = team ? ` (team ${team.name})` : '';
     io.stdout.write(
-      `${user.email}${whose}: ${used} of ${limit} CI runs used in ${month} on the ${effective} plan\n`,
+      `${user.email}${whose}: ${used} of ${limit} CI runs used in ${month} on the ${plan} plan\n`,
     );
   },
 };
@@ -116,18 +95,13 @@ export async function adminCommand(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(describeParseError(e));
   }
   const config = loadConfig(io.env);
-  const store = await openStore(config.databaseUrl);
+  // Nothing shared is needed (redis: null); warnings, such as a lost database connection, go to stderr.
+  const services = await createServices(config, { logger: createLogger(io.stderr, 'warn'), redis: null });
   try {
-    await run(store, values, io, io.env);
+    await run(services.accounts, values, io);
     return EXIT.passed;
-  } catch (e) {
-    if (e instanceof StoreError) {
-      io.stderr.write(`svc: ${e.message}\n`);
-      return EXIT.error;
-    }
-    throw e;
   } finally {
-    await store.close();
+    await services.close();
   }
 }
 
@@ -138,13 +112,11 @@ function required(values: Values, name: 'email' | 'plan' | 'name' | 'prefix' | '
 }
 
 function plan(value: string): Plan {
-  if (value !== 'free' && value !== 'paid')
-    throw new UsageError(`--plan must be free or paid, not "${value}"`);
+  if (!isPlan(value)) throw new UsageError(`--plan must be free or paid, not "${value}"`);
   return value;
 }
 
 function mode(value: string): HookMode {
-  if (value !== 'block' && value !== 'warn')
-    throw new UsageError(`--mode must be block or warn, not "${value}"`);
+  if (!isHookMode(value)) throw new UsageError(`--mode must be block or warn, not "${value}"`);
   return value;
 }

@@ -1,12 +1,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
-import { memoryCache } from '../hooks/cache.js';
-import { decideCommand } from '../hooks/decide.js';
-import { createRegistries } from '../hooks/ecosystems/index.js';
-import { createOsvLookup } from '../hooks/risk/osv.js';
-import type { HookMode } from '../storage/index.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
-import { describeParseError } from './scan-command.js';
+import { createHookCheckService } from '../services/hook-checks.js';
+import { isHookMode } from '../services/vocabulary.js';
+import { createRiskServices } from './create-services.js';
+import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 
 export const CHECK_HELP = `Usage: svc check-command "<shell line>" [--json] [--mode block|warn]
 
@@ -28,15 +25,15 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     return EXIT.passed;
   }
   if (positionals.length !== 1) throw new UsageError('expected one shell line, quoted');
-  const mode = (values.mode ?? 'block') as HookMode;
-  if (mode !== 'block' && mode !== 'warn')
-    throw new UsageError(`--mode must be block or warn, not "${mode}"`);
+  const mode = values.mode ?? 'block';
+  if (!isHookMode(mode)) throw new UsageError(`--mode must be block or warn, not "${mode}"`);
   const config = loadConfig(io.env);
-  const decision = await decideCommand(positionals[0]!, mode, {
-    registries: createRegistries(config.registries),
-    osv: createOsvLookup({ baseUrl: config.registries.osv }),
-    cache: memoryCache(),
-    now: () => new Date(),
+  // No principal: nobody's team mode applies and nothing is recorded.
+  const hookChecks = createHookCheckService({ risk: createRiskServices(config), now: () => new Date() });
+  const decision = await hookChecks.check(null, {
+    command: positionals[0]!,
+    requestedMode: mode,
+    agent: 'a',
   });
   if (values.json) {
     const out = {

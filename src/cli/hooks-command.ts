@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
-import { describeParseError } from './scan-command.js';
+import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 
 export const HOOKS_HELP = `Usage: svc hooks config --agent a|b --key KEY [--base-url URL] [--windows]
 

@@ -9,3 +9,9 @@ export interface CliIo {
 export class UsageError extends Error {}
 
 export const EXIT = { passed: 0, failed: 1, error: 2, incomplete: 3 } as const;
+
+/** node:util parseArgs's message, cut to its first sentence and unquoted: one line for the user. */
+export function describeParseError(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return message.split(/\.\s/)[0]!.replace(/'/g, '');
+}

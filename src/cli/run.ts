@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/config-error.js';
 import { ScanError } from '../scanner/errors.js';
+import { DomainError } from '../services/errors.js';
 import { VERSION } from '../version.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
@@ -79,7 +80,7 @@ export async function run(argv: string[], io: CliIo, commands: CommandSet = ALL_
       io.stderr.write(`svc: ${e.message} (run "svc ${command} --help")\n`);
       return EXIT.error;
     }
-    if (e instanceof ScanError || e instanceof ConfigError) {
+    if (e instanceof ScanError || e instanceof ConfigError || e instanceof DomainError) {
       io.stderr.write(`svc: ${e.message}\n`);
       return EXIT.error;
     }

@@ -1,16 +1,9 @@
 import { once } from 'node:events';
 import { serve } from '@hono/node-server';
-import { Redis } from 'ioredis';
 import { loadConfig } from '../config/config.js';
-import { redisCache, storeCache, tieredCache } from '../hooks/cache.js';
-import { createRegistries } from '../hooks/ecosystems/index.js';
-import { createOsvLookup } from '../hooks/risk/osv.js';
 import { createApp } from '../server/app.js';
-import { fileBinarySource } from '../server/binary-source.js';
-import { identityServicesFromConfig } from '../server/identity-services.js';
 import { createLogger, serviceLogDestination } from '../server/logger.js';
-import { createRateLimiters } from '../server/rate-limits.js';
-import { openStore } from '../storage/index.js';
+import { createServices } from './create-services.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
 export const SERVE_HELP = `Usage: svc serve
@@ -29,31 +22,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const config = loadConfig(io.env);
   const logs = serviceLogDestination();
   const logger = createLogger(logs);
-  const store = await openStore(config.databaseUrl, {
-    onConnectionError: (reason) => logger.warn({ reason }, 'database connection lost; the pool replaces it'),
-  });
-  // No offline queue: when Redis is down a command fails at once and the in-memory limiter stands in.
-  const redis =
-    config.redisUrl === undefined
-      ? undefined
-      : new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis?.on('error', (e) => logger.warn({ error: e.name }, 'redis error'));
-
-  const cache = tieredCache(redis === undefined ? storeCache(store) : redisCache(redis));
-  const app = createApp({
-    config,
-    store,
-    logger,
-    rateLimiters: createRateLimiters({ redis, limits: config.rateLimits }),
-    identity: identityServicesFromConfig(config),
-    binary: fileBinarySource(config.binaryPath),
-    hooks: {
-      registries: createRegistries(config.registries),
-      osv: createOsvLookup({ baseUrl: config.registries.osv }),
-      cache,
-      now: () => new Date(),
-    },
-  });
+  const services = await createServices(config, { logger });
+  const app = createApp(services);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await once(server, 'listening');
   logger.info(
@@ -71,8 +41,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     server.close(() => resolve());
     if ('closeIdleConnections' in server) server.closeIdleConnections();
   });
-  await store.close();
-  await redis?.quit().catch(() => {});
+  await services.close();
   logs.flushSync();
   return EXIT.passed;
 }

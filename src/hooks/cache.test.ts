@@ -8,7 +8,7 @@ import {
   redisAvailable,
   skipDialect,
 } from '../../test/helpers/databases.js';
-import { redisCache, type SharedCache, storeCache, tieredCache } from './cache.js';
+import { databaseCache, redisCache, type SharedCache, tieredCache } from './cache.js';
 
 const redisUp = await redisAvailable('the Redis cache test');
 const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
@@ -40,7 +40,7 @@ for (const dialect of DIALECTS) {
     it('is shared by instances', async () => {
       const db = await openTestDatabase(dialect);
       try {
-        await sharedBetweenInstances(() => storeCache(db.store));
+        await sharedBetweenInstances(() => databaseCache(db.storage.registryCache));
       } finally {
         await db.cleanup();
       }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Store } from '../storage/index.js';
+import type { RegistryCacheRepository } from '../storage/index.js';
 
 /** Where registry answers are kept between requests (contract 4: shared by instances). */
 export interface SharedCache {
@@ -8,10 +8,13 @@ export interface SharedCache {
 }
 
 /** The database's cache table, for instances without Redis. */
-export function storeCache(store: Store, now: () => Date = () => new Date()): SharedCache {
+export function databaseCache(
+  table: RegistryCacheRepository,
+  now: () => Date = () => new Date(),
+): SharedCache {
   return {
-    get: (key) => store.cacheGet(key, now()),
-    set: (key, value, ttl) => store.cachePut(key, value, new Date(now().getTime() + ttl * 1000)),
+    get: (key) => table.cacheGet(key, now()),
+    set: (key, value, ttl) => table.cachePut(key, value, new Date(now().getTime() + ttl * 1000)),
   };
 }
 

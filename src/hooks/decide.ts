@@ -1,9 +1,10 @@
-import type { HookMode } from '../storage/index.js';
 import { parseCommandLine } from './command/parse-command.js';
 import { assessPackages, type RiskServices, type Verdict } from './risk/assess.js';
 import type { PackageRequest, SkippedSpec } from './types.js';
 
 export type Permission = 'allow' | 'deny' | 'ask';
+/** What a risky install gets: denied (block) or asked about (warn). */
+export type DecisionMode = 'block' | 'warn';
 
 /** Contract 4: the whole decision stays under 5 s whatever the registries do; this leaves room. */
 export const DECISION_BUDGET_MS = 4000;
@@ -24,7 +25,7 @@ export interface CommandDecision {
  */
 export async function decideCommand(
   line: string,
-  mode: HookMode,
+  mode: DecisionMode,
   services: RiskServices,
   budgetMs = DECISION_BUDGET_MS,
 ): Promise<CommandDecision> {

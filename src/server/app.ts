@@ -3,7 +3,7 @@ import { except } from 'hono/combine';
 import { DatabaseUnavailableError } from '../storage/index.js';
 import { VERSION } from '../version.js';
 import type { AppDeps } from './deps.js';
-import { HttpError } from './errors.js';
+import { httpErrorOf } from './errors.js';
 import { type AuthVariables, authenticate } from './middleware/authenticate.js';
 import { clientIp, type NodeBindings } from './middleware/client-ip.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -12,8 +12,6 @@ import { accountRoute } from './routes/account.js';
 import { binaryRoute } from './routes/binary.js';
 import { type HookVariables, hooksRoute } from './routes/hooks.js';
 
-/** What a client is told to wait while the database is away: a restart takes a few seconds. */
-const DATABASE_RETRY_AFTER_S = 5;
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;
 
@@ -24,9 +22,8 @@ export type AppEnv = { Bindings: NodeBindings; Variables: AuthVariables & HookVa
  * tests call `app.request()`. Order per request: log, rate limit, route (authenticate, domain, present).
  */
 export function createApp(deps: AppDeps) {
-  const now = deps.now ?? (() => new Date());
   const ipOf = (c: Parameters<typeof clientIp>[0]) => clientIp(c, deps.config.trustProxy);
-  const auth = authenticate(deps.store, now);
+  const auth = authenticate(deps.principals);
 
   const app = new Hono<AppEnv>();
   app.use('*', requestLog(deps.logger, ipOf));
@@ -34,7 +31,7 @@ export function createApp(deps: AppDeps) {
 
   // For a balancer's health check: 503 takes an instance out while its database is unreachable.
   app.get('/healthz', async (c) => {
-    const reachable = await withinMs(deps.store.ping(), HEALTH_PING_MS).then(
+    const reachable = await withinMs(deps.storage.ping(), HEALTH_PING_MS).then(
       () => true,
       () => false,
     );
@@ -44,16 +41,18 @@ export function createApp(deps: AppDeps) {
   });
   // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
   app.use('/api/*', except('/api/hooks/*', auth));
-  app.route('/api/hooks', hooksRoute(deps, now));
-  app.route('/api/account', accountRoute(deps, now));
-  app.route('/api/action/binary', binaryRoute(deps, now));
+  app.route('/api/hooks', hooksRoute(deps));
+  app.route('/api/account', accountRoute(deps));
+  app.route('/api/action/binary', binaryRoute(deps));
 
   app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
-    if (err instanceof HttpError) return c.json({ error: err.message }, err.status, err.headers);
-    if (err instanceof DatabaseUnavailableError) {
-      deps.logger.warn({ reason: err.reason, path: c.req.path }, 'database unavailable');
-      return c.json({ error: err.message }, 503, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+    const known = httpErrorOf(err);
+    if (known !== null) {
+      if (err instanceof DatabaseUnavailableError) {
+        deps.logger.warn({ reason: err.reason, path: c.req.path }, 'database unavailable');
+      }
+      return c.json({ error: known.message }, known.status, known.headers);
     }
     // The error's name and message only: a stack or cause could carry request data.
     deps.logger.error({ error: err.name, message: err.message, path: c.req.path }, 'unhandled error');

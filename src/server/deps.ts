@@ -1,21 +1,20 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.js';
-import type { RiskServices } from '../hooks/risk/assess.js';
-import type { Store } from '../storage/index.js';
+import type { CiRunService } from '../services/ci-runs.js';
+import type { HookCheckService } from '../services/hook-checks.js';
+import type { PrincipalService } from '../services/principals.js';
+import type { Storage } from '../storage/index.js';
 import type { BinarySource } from './binary-source.js';
-import type { IdentityServices } from './ci-identity.js';
 import type { RateLimiters } from './rate-limits.js';
 
-/** Everything the app needs, built by the entry point (or a test) and handed to createApp. */
+/** Everything the app needs, built by the composition root (cli/create-services.ts) and handed to createApp. */
 export interface AppDeps {
-  config: Pick<Readonly<Config>, 'trustProxy' | 'monthlyCiRuns'>;
-  store: Store;
-  rateLimiters: RateLimiters;
+  config: { trustProxy: number };
   logger: Logger;
-  identity: IdentityServices;
+  /** For the health check only: routes reach storage through services. */
+  storage: Pick<Storage, 'ping'>;
+  principals: PrincipalService;
+  ciRuns: CiRunService;
+  hookChecks: HookCheckService;
+  rateLimiters: RateLimiters;
   binary: BinarySource;
-  /** Registries, OSV and the shared cache the hook endpoints judge packages with. */
-  hooks: RiskServices;
-  /** The clock; tests move it across months. */
-  now?: () => Date;
 }

@@ -3,13 +3,17 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { KyselyStore } from './kysely-store.js';
+import { KyselyAccounts } from './kysely/accounts.js';
+import { KyselyApiKeys } from './kysely/api-keys.js';
+import { KyselyHookDecisions } from './kysely/hook-decisions.js';
+import { KyselyRegistryCache } from './kysely/registry-cache.js';
+import { KyselyUsage } from './kysely/usage.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
-import type { Store } from './store.js';
+import type { Storage } from './storage.js';
 import { reportingUnavailability, unavailabilityReason } from './unavailable.js';
 
-export interface OpenStoreOptions {
+export interface OpenStorageOptions {
   /**
    * PostgreSQL only: the schema that holds every table, created if missing. Tests give each run a
    * fresh one so they can share one database and drop their data with one statement.
@@ -29,7 +33,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * Opens the database named by `databaseUrl` (`sqlite:PATH`, `sqlite::memory:`, `postgres://...`)
  * and brings its schema to the latest migration, so a first start needs no manual setup.
  */
-export async function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Promise<Store> {
+export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage> {
   const target = parseDatabaseUrl(databaseUrl);
   if (options.schema !== undefined && target.kind !== 'postgres') {
     throw new Error('the schema option applies to PostgreSQL only');
@@ -51,7 +55,17 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
     await db.destroy();
     throw error;
   }
-  return new KyselyStore(db);
+  return {
+    accounts: new KyselyAccounts(db),
+    apiKeys: new KyselyApiKeys(db),
+    usage: new KyselyUsage(db),
+    hookDecisions: new KyselyHookDecisions(db),
+    registryCache: new KyselyRegistryCache(db),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
 }
 
 type Target = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };

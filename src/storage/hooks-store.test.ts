@@ -10,10 +10,10 @@ for (const dialect of DIALECTS) {
     afterAll(() => db.cleanup());
 
     it('records a decision with its packages and reasons, newest first', async () => {
-      const user = await db.store.createUser({ email: 'hooks@example.test' });
+      const user = await db.storage.accounts.createUser({ email: 'hooks@example.test' });
       const at = new Date('2026-03-01T10:00:00Z');
       const packages = [{ ecosystem: 'npm', name: 'lodahs', version: null }];
-      await db.store.recordHookDecision({
+      await db.storage.hookDecisions.recordHookDecision({
         userId: user.id,
         agent: 'a',
         mode: 'block',
@@ -22,7 +22,7 @@ for (const dialect of DIALECTS) {
         reasons: [],
         at,
       });
-      await db.store.recordHookDecision({
+      await db.storage.hookDecisions.recordHookDecision({
         userId: user.id,
         agent: 'b',
         mode: 'warn',
@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
         reasons: ['`lodahs` looks like `lodash`; did you mean it?'],
         at,
       });
-      const [latest, first] = await db.store.listHookDecisions(user.id, 10);
+      const [latest, first] = await db.storage.hookDecisions.listHookDecisions(user.id, 10);
       expect(latest).toMatchObject({ agent: 'b', mode: 'warn', decision: 'ask', packages, at });
       expect(latest!.reasons).toEqual(['`lodahs` looks like `lodash`; did you mean it?']);
       expect(first!.decision).toBe('allow');
@@ -40,12 +40,16 @@ for (const dialect of DIALECTS) {
     it('caches values until they expire, and overwrites them', async () => {
       const now = new Date('2026-03-01T10:00:00Z');
       const later = new Date(now.getTime() + 60_000);
-      await db.store.cachePut('npm:lodash', '{"exists":true}', later);
-      expect(await db.store.cacheGet('npm:lodash', now)).toBe('{"exists":true}');
-      expect(await db.store.cacheGet('npm:lodash', new Date(later.getTime() + 1))).toBeNull();
-      await db.store.cachePut('npm:lodash', '{"exists":false}', new Date(later.getTime() + 60_000));
-      expect(await db.store.cacheGet('npm:lodash', later)).toBe('{"exists":false}');
-      expect(await db.store.cacheGet('npm:missing', now)).toBeNull();
+      await db.storage.registryCache.cachePut('npm:lodash', '{"exists":true}', later);
+      expect(await db.storage.registryCache.cacheGet('npm:lodash', now)).toBe('{"exists":true}');
+      expect(await db.storage.registryCache.cacheGet('npm:lodash', new Date(later.getTime() + 1))).toBeNull();
+      await db.storage.registryCache.cachePut(
+        'npm:lodash',
+        '{"exists":false}',
+        new Date(later.getTime() + 60_000),
+      );
+      expect(await db.storage.registryCache.cacheGet('npm:lodash', later)).toBe('{"exists":false}');
+      expect(await db.storage.registryCache.cacheGet('npm:missing', now)).toBeNull();
     });
   });
 }

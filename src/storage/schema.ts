@@ -1,5 +1,4 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { HookMode, Plan } from './store.js';
 
 /**
  * Timestamps are written as ISO-8601 UTC strings on both databases: SQLite keeps them as text that
@@ -13,15 +12,15 @@ export interface UsersTable {
   id: Generated<number>;
   /** Always lowercased, so the unique index makes email case-insensitive on both databases. */
   email: string;
-  plan: Plan;
+  plan: 'free' | 'paid';
   created_at: Timestamp;
 }
 
 export interface TeamsTable {
   id: Generated<number>;
   name: string;
-  plan: Plan;
-  hook_mode: HookMode;
+  plan: 'free' | 'paid';
+  hook_mode: 'block' | 'warn';
   created_at: Timestamp;
 }
 

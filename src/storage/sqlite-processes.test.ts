@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { type CountResult, openStore } from './index.js';
+import { type CountResult, openStorage } from './index.js';
 
 /**
  * better-sqlite3 is synchronous, so calls from one process never overlap inside SQLite. Separate
@@ -12,14 +12,14 @@ import { type CountResult, openStore } from './index.js';
  * SQLite's file locking, as with a server and an `svc admin` command on one file.
  */
 const CHILD = `
-const { openStore } = await import(process.env.STORE_MODULE);
+const { openStorage } = await import(process.env.STORE_MODULE);
 const until = (at) => new Promise((resolve) => setTimeout(resolve, Number(at) - Date.now()));
 await until(process.env.OPEN_AT);
-const store = await openStore(process.env.DATABASE_URL);
+const storage = await openStorage(process.env.DATABASE_URL);
 await until(process.env.COUNT_AT);
 const results = [];
-for (let i = 0; i < 5; i++) results.push(await store.countCiRun({ kind: 'user', id: 1 }, '2025-01', 10));
-await store.close();
+for (let i = 0; i < 5; i++) results.push(await storage.usage.countCiRun({ kind: 'user', id: 1 }, '2025-01', 10));
+await storage.close();
 process.stdout.write(JSON.stringify(results));
 `;
 
@@ -65,10 +65,10 @@ it('four processes migrating and counting on one new SQLite file count exactly t
   const counted = results.filter((r) => r.counted);
   expect(counted.map((r) => r.used).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   expect(results.filter((r) => !r.counted).every((r) => r.used === 10)).toBe(true);
-  const store = await openStore(url);
+  const storage = await openStorage(url);
   try {
-    expect(await store.ciRunsUsed({ kind: 'user', id: 1 }, '2025-01')).toBe(10);
+    expect(await storage.usage.ciRunsUsed({ kind: 'user', id: 1 }, '2025-01')).toBe(10);
   } finally {
-    await store.close();
+    await storage.close();
   }
 });

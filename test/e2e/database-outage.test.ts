@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../src/auth/api-keys.js';
+import { generateApiKey } from '../../src/auth/api-keys.js';
 import { openTestDatabase, POSTGRES_URL, skipDialect, type TestDatabase } from '../helpers/databases.js';
 import { type Sample, sleep, startLoad } from '../helpers/load.js';
 import { startServiceProcess } from '../helpers/service-process.js';
@@ -66,8 +66,9 @@ describe.skipIf(await skipDialect('postgres', 'database outage test'))(
       url.searchParams.set('options', `-c search_path=${db.schema}`);
       url.searchParams.set('application_name', applicationName);
       // The key is made here: `svc admin` would block this process, and with it the proxy.
-      const user = await db.store.createUser({ email: 'outage@example.test', plan: 'paid' });
-      const key = await issueApiKey(db.store, user.id, 'outage');
+      const user = await db.storage.accounts.createUser({ email: 'outage@example.test', plan: 'paid' });
+      const { key, prefix, hash } = generateApiKey();
+      await db.storage.apiKeys.createApiKey({ userId: user.id, name: 'outage', prefix, hash });
       service = await startServiceProcess(
         {
           ...OFFLINE_REGISTRIES,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { openStore, type Store } from '../../src/storage/index.js';
+import { openStorage, type Storage } from '../../src/storage/index.js';
 
 /** Every storage-backed suite runs once per entry (`for (const dialect of DIALECTS)`). */
 export const DIALECTS = ['sqlite', 'postgres'] as const;
@@ -49,34 +49,34 @@ export interface TestDatabase {
   /** The database URL, and the schema on PostgreSQL: what a child process needs to open it too. */
   url: string;
   schema: string | undefined;
-  store: Store;
-  /** Another Store on the same database (its own connection or pool), closed by cleanup. */
-  open(): Promise<Store>;
-  /** Closes every Store opened here and deletes the temp file or drops the schema. */
+  storage: Storage;
+  /** Another Storage on the same database (its own connection or pool), closed by cleanup. */
+  open(): Promise<Storage>;
+  /** Closes every Storage opened here and deletes the temp file or drops the schema. */
   cleanup(): Promise<void>;
 }
 
 /** A fresh, migrated database: a temp SQLite file, or a new schema in POSTGRES_URL. */
 export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> {
-  const stores: Store[] = [];
-  const track = async (opening: Promise<Store>) => {
-    const store = await opening;
-    stores.push(store);
-    return store;
+  const opened: Storage[] = [];
+  const track = async (opening: Promise<Storage>) => {
+    const storage = await opening;
+    opened.push(storage);
+    return storage;
   };
-  const closeAll = () => Promise.allSettled(stores.map((store) => store.close()));
+  const closeAll = () => Promise.allSettled(opened.map((storage) => storage.close()));
 
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
     // A folder that does not exist yet: opening must create it.
     const url = `sqlite:${join(dir, 'data', 'svc.db')}`;
-    const open = () => track(openStore(url));
+    const open = () => track(openStorage(url));
     const cleanup = async () => {
       await closeAll();
       rmSync(dir, { recursive: true, force: true });
     };
     try {
-      return { dialect, url, schema: undefined, store: await open(), open, cleanup };
+      return { dialect, url, schema: undefined, storage: await open(), open, cleanup };
     } catch (error) {
       await cleanup();
       throw error;
@@ -87,7 +87,7 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
     throw new Error(`PostgreSQL not reachable at ${POSTGRES_URL} (CI=true requires it)`);
   }
   const schema = `svc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const open = () => track(openStore(POSTGRES_URL, { schema }));
+  const open = () => track(openStorage(POSTGRES_URL, { schema }));
   const cleanup = async () => {
     await closeAll();
     const client = new pg.Client({ connectionString: POSTGRES_URL });
@@ -99,7 +99,7 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
     }
   };
   try {
-    return { dialect, url: POSTGRES_URL, schema, store: await open(), open, cleanup };
+    return { dialect, url: POSTGRES_URL, schema, storage: await open(), open, cleanup };
   } catch (error) {
     await cleanup();
     throw error;

@@ -7,16 +7,12 @@ import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import type { Redis } from 'ioredis';
-import { issueApiKey } from '../../src/auth/api-keys.js';
-import { storeCache, tieredCache } from '../../src/hooks/cache.js';
-import { createRegistries } from '../../src/hooks/ecosystems/index.js';
-import { createOsvLookup } from '../../src/hooks/risk/osv.js';
+import { createServices } from '../../src/cli/create-services.js';
+import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/server/app.js';
-import { fileBinarySource } from '../../src/server/binary-source.js';
-import { identityServicesFromConfig } from '../../src/server/identity-services.js';
 import { createLogger } from '../../src/server/logger.js';
-import { createRateLimiters, type RateScope } from '../../src/server/rate-limits.js';
-import type { Plan } from '../../src/storage/index.js';
+import type { RateScope } from '../../src/server/rate-limits.js';
+import type { Plan } from '../../src/services/vocabulary.js';
 import { type Dialect, openTestDatabase, type TestDatabase } from './databases.js';
 import { FakeIssuer } from './fake-oidc.js';
 
@@ -59,16 +55,6 @@ export async function startTestApp(options: TestAppOptions = {}) {
       },
     }),
   );
-  const config = {
-    trustProxy: options.trustProxy ?? 0,
-    monthlyCiRuns: options.monthlyCiRuns ?? { free: 200, paid: 10000 },
-    oidc: {
-      a: { issuer: issuerA.issuer, jwksUrl: issuerA.jwksUrlA },
-      b: { issuer: issuerB.issuer, jwksUrl: issuerB.jwksUrlB },
-      codehostbApiUrl: issuerB.apiUrl,
-      codehostbToken: issuerB.apiToken,
-    },
-  };
   const closed = 'http://127.0.0.1:9';
   const registries = options.registries ?? {
     npm: closed,
@@ -78,31 +64,48 @@ export async function startTestApp(options: TestAppOptions = {}) {
     nuget: closed,
     osv: closed,
   };
-  const app = createApp({
-    config,
-    store: db.store,
+  // The configuration a deployment would have, parsed by the real loader.
+  const config = loadConfig({
+    SVC_DATABASE_URL: db.url,
+    SVC_BINARY_PATH: options.binaryFile ?? binaryPath,
+    SVC_TRUST_PROXY: String(options.trustProxy ?? 0),
+    SVC_FREE_MONTHLY_CI_RUNS: String(options.monthlyCiRuns?.free ?? 200),
+    SVC_PAID_MONTHLY_CI_RUNS: String(options.monthlyCiRuns?.paid ?? 10000),
+    SVC_RATE_LIMIT_API: String(options.rateLimits?.api ?? 300),
+    SVC_RATE_LIMIT_AUTH: String(options.rateLimits?.auth ?? 20),
+    SVC_RATE_LIMIT_SCAN_START: String(options.rateLimits?.scanStart ?? 5),
+    SVC_OIDC_A_ISSUER: issuerA.issuer,
+    SVC_OIDC_A_JWKS_URL: issuerA.jwksUrlA,
+    SVC_OIDC_B_ISSUER: issuerB.issuer,
+    SVC_OIDC_B_JWKS_URL: issuerB.jwksUrlB,
+    SVC_CODEHOSTB_API_URL: issuerB.apiUrl,
+    SVC_CODEHOSTB_TOKEN: issuerB.apiToken,
+    SVC_NPM_REGISTRY_URL: registries.npm,
+    SVC_PYPI_URL: registries.pypi,
+    SVC_CRATES_URL: registries.crates,
+    SVC_GOPROXY_URL: registries.goproxy,
+    SVC_NUGET_URL: registries.nuget,
+    SVC_OSV_URL: registries.osv,
+  });
+  // Without a Redis of the test's own, the registry cache is the database table (redis: null).
+  const services = await createServices(config, {
     logger,
-    rateLimiters: createRateLimiters({ redis: options.redis, limits: options.rateLimits }),
-    identity: identityServicesFromConfig(config),
-    binary: fileBinarySource(options.binaryFile ?? binaryPath),
-    hooks: {
-      registries: createRegistries(registries),
-      osv: createOsvLookup({ baseUrl: registries.osv }),
-      cache: tieredCache(storeCache(db.store)),
-      now: options.now ?? (() => new Date()),
-    },
+    storage: db.storage,
+    redis: options.redis ?? null,
     now: options.now,
   });
+  const app = createApp(services);
 
   /** A user (optionally in a team) and a fresh API key for them. */
   async function userWithKey(email: string, plan: Plan = 'free', team?: { name: string; plan: Plan }) {
-    await db.store.createUser({ email, plan });
+    await services.accounts.createUser({ email, plan });
     if (team) {
-      if ((await db.store.findTeamByName(team.name)) === null) await db.store.createTeam(team);
-      await db.store.addTeamMember(team.name, email);
+      if ((await db.storage.accounts.findTeamByName(team.name)) === null) {
+        await services.accounts.createTeam({ ...team, hookMode: 'block' });
+      }
+      await services.accounts.addMember(team.name, email);
     }
-    const user = (await db.store.findUserByEmail(email))!;
-    return issueApiKey(db.store, user.id, 'test');
+    return services.accounts.issueKey(email, 'test');
   }
 
   /** A request through app.request(), from a given client address (the socket's peer). */
@@ -140,6 +143,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
   return {
     app,
     db,
+    services,
     listen,
     issuerA,
     issuerB,

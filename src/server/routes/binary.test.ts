@@ -30,8 +30,11 @@ for (const dialect of DIALECTS) {
     afterAll(() => t.cleanup());
 
     const usage = async (email: string) => {
-      const user = (await t.db.store.findUserByEmail(email))!;
-      return t.db.store.ciRunsUsed({ kind: 'user', id: user.id }, new Date().toISOString().slice(0, 7));
+      const user = (await t.db.storage.accounts.findUserByEmail(email))!;
+      return t.db.storage.usage.ciRunsUsed(
+        { kind: 'user', id: user.id },
+        new Date().toISOString().slice(0, 7),
+      );
     };
 
     describe('200: the executable, counted as one CI run', () => {
@@ -123,7 +126,7 @@ for (const dialect of DIALECTS) {
       it('a revoked key', async () => {
         const key = await t.userWithKey('revoked@example.test', 'paid');
         expect((await t.request(`${PATH}?repo=a/b`, { key })).status).toBe(200);
-        await t.db.store.revokeApiKeys(key.slice(0, 12));
+        await t.db.storage.apiKeys.revokeApiKeys(key.slice(0, 12));
         await expectError(await t.request(`${PATH}?repo=a/b`, { key }), 401, /invalid API key/);
       });
 
@@ -233,9 +236,9 @@ for (const dialect of DIALECTS) {
           const statuses = responses.map((r) => r.status).sort();
           expect(statuses.filter((s) => s === 200)).toHaveLength(10);
           expect(statuses.filter((s) => s === 429)).toHaveLength(10);
-          const user = (await limited.db.store.findUserByEmail('burst@example.test'))!;
+          const user = (await limited.db.storage.accounts.findUserByEmail('burst@example.test'))!;
           expect(
-            await limited.db.store.ciRunsUsed(
+            await limited.db.storage.usage.ciRunsUsed(
               { kind: 'user', id: user.id },
               new Date().toISOString().slice(0, 7),
             ),
@@ -282,9 +285,9 @@ for (const dialect of DIALECTS) {
         try {
           const key = await bare.userWithKey('early@example.test', 'paid');
           await expectError(await bare.request(`${PATH}?repo=a/b`, { key }), 503, /not published/);
-          const user = (await bare.db.store.findUserByEmail('early@example.test'))!;
+          const user = (await bare.db.storage.accounts.findUserByEmail('early@example.test'))!;
           expect(
-            await bare.db.store.ciRunsUsed(
+            await bare.db.storage.usage.ciRunsUsed(
               { kind: 'user', id: user.id },
               new Date().toISOString().slice(0, 7),
             ),

@@ -194,7 +194,7 @@ describe('agent B (PreToolUse, Bash)', () => {
 describe('team mode', () => {
   it("a member always gets the team's mode, whatever the request asks", async () => {
     const warnKey = await t.userWithKey('w@team.test', 'free', { name: 'warners', plan: 'free' });
-    await t.db.store.setTeamHookMode('warners', 'warn');
+    await t.db.storage.accounts.setTeamHookMode('warners', 'warn');
     expect((await hookA('npm i evil-pkg', { key: warnKey })).body.permission).toBe('ask');
     const blockKey = await t.userWithKey('b@team.test', 'free', { name: 'blockers', plan: 'free' });
     expect((await hookA('npm i evil-pkg', { key: blockKey, query: '?mode=warn' })).body.permission).toBe(
@@ -277,8 +277,8 @@ describe('what is stored', () => {
   it('for an install: the parsed packages, the decision and its reasons, never the command line', async () => {
     const marker = 'ghp_SvcMarkerNotStoredAnywhere0000000000';
     await hookA(`GH_TOKEN=${marker} npm i evil-pkg lodash && echo done`);
-    const user = (await t.db.store.findUserByEmail('agent@example.test'))!;
-    const [latest] = await t.db.store.listHookDecisions(user.id, 1);
+    const user = (await t.db.storage.accounts.findUserByEmail('agent@example.test'))!;
+    const [latest] = await t.db.storage.hookDecisions.listHookDecisions(user.id, 1);
     expect(latest).toMatchObject({
       agent: 'a',
       mode: 'block',
@@ -302,9 +302,9 @@ describe('what is stored', () => {
   });
 
   it('for a non-install: nothing', async () => {
-    const user = (await t.db.store.findUserByEmail('agent@example.test'))!;
-    const before = (await t.db.store.listHookDecisions(user.id, 100)).length;
+    const user = (await t.db.storage.accounts.findUserByEmail('agent@example.test'))!;
+    const before = (await t.db.storage.hookDecisions.listHookDecisions(user.id, 100)).length;
     await hookA('git push origin main');
-    expect((await t.db.store.listHookDecisions(user.id, 100)).length).toBe(before);
+    expect((await t.db.storage.hookDecisions.listHookDecisions(user.id, 100)).length).toBe(before);
   });
 });

@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
-import { DECISION_BUDGET_MS, decideCommand } from '../../hooks/decide.js';
-import { DatabaseUnavailableError, type HookMode } from '../../storage/index.js';
+import { DECISION_BUDGET_MS } from '../../hooks/decide.js';
+import { DatabaseUnavailableError } from '../../storage/index.js';
 import type { AppDeps } from '../deps.js';
-import { principalOf } from '../middleware/authenticate.js';
 
 /** Hook inputs are a few kilobytes; anything past this is not read (and the command not checked). */
 export const MAX_HOOK_BODY_BYTES = 1 << 20;
@@ -15,7 +14,7 @@ export const MAX_HOOK_BODY_BYTES = 1 << 20;
  */
 export const HOOK_BUDGET_MS = 4500;
 /** Kept back from the registries' budget for storing the decision and answering. */
-const RECORD_MARGIN_MS = 300;
+const ANSWER_MARGIN_MS = 300;
 
 const errorName = (e: unknown) => (e instanceof Error ? e.name : 'unknown');
 
@@ -27,7 +26,7 @@ type HookBindings = { incoming?: unknown };
  * (a wrong key, a malformed or oversized body, a rate limit, an error of ours) answers allow, in the
  * agent's own format, with a message saying the command was not checked and why.
  */
-export function hooksRoute(deps: AppDeps, now: () => Date) {
+export function hooksRoute(deps: AppDeps) {
   const route = new Hono<{ Bindings: HookBindings; Variables: HookVariables }>();
   for (const [path, agent, id] of [
     ['/agent-a', agentA, 'a'],
@@ -44,7 +43,7 @@ export function hooksRoute(deps: AppDeps, now: () => Date) {
       const judged = (async () => {
         const limited = c.get('rateLimitedFor');
         if (limited !== undefined) return allow(`rate limited; checks resume in ${limited} s`);
-        const principal = await principalOf(deps.store, c.req.header('authorization'));
+        const principal = await deps.principals.lookup(c.req.header('authorization'));
         if (principal === 'missing') return allow('no API key was sent');
         if (principal === 'invalid') return allow('the API key was not accepted');
         const body = await readLimited(c.req.raw, c.env?.incoming, MAX_HOOK_BODY_BYTES);
@@ -53,30 +52,14 @@ export function hooksRoute(deps: AppDeps, now: () => Date) {
         if (command === null) return allow('the hook input holds no shell command');
 
         // A team member always gets the team's mode; others choose with ?mode=warn or X-Svc-Mode.
-        const asked = c.req.query('mode') === 'warn' || c.req.header('x-svc-mode') === 'warn';
-        const mode: HookMode = principal.team?.hookMode ?? (asked ? 'warn' : 'block');
-        const budget = Math.min(DECISION_BUDGET_MS, deadline - Date.now() - RECORD_MARGIN_MS);
-        const decision = await decideCommand(command, mode, deps.hooks, Math.max(0, budget));
-        if (decision.isInstall && decision.installs.length > 0) {
-          // The decision stands even if it cannot be stored: a lost history row beats a lost verdict.
-          await deps.store
-            .recordHookDecision({
-              userId: principal.user.id,
-              agent: id,
-              mode,
-              decision: decision.decision,
-              packages: decision.installs.map(({ ecosystem, name, version }) => ({
-                ecosystem,
-                name,
-                version,
-              })),
-              reasons: decision.installs.flatMap((p) => p.reasons),
-              at: now(),
-            })
-            .catch((e: unknown) =>
-              deps.logger.warn({ error: errorName(e), agent: id }, 'hook decision not stored'),
-            );
-        }
+        const warn = c.req.query('mode') === 'warn' || c.req.header('x-svc-mode') === 'warn';
+        const budgetMs = Math.min(DECISION_BUDGET_MS, deadline - Date.now() - ANSWER_MARGIN_MS);
+        const decision = await deps.hookChecks.check(principal, {
+          command,
+          requestedMode: warn ? 'warn' : undefined,
+          agent: id,
+          budgetMs: Math.max(0, budgetMs),
+        });
         return c.json(agent.answer(decision.decision, decision.message) as object);
       })().catch((e: unknown) => {
         if (e instanceof DatabaseUnavailableError) {

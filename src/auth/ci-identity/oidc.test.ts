@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeIssuer, type SignOptions } from '../../test/helpers/fake-oidc.js';
-import { projectFromCodehostB, repositoryFromCodehostA } from './identity.js';
+import { FakeIssuer, type SignOptions } from '../../../test/helpers/fake-oidc.js';
+import { projectFromCodehostB, repositoryFromCodehostA } from './claims.js';
 import { createIdentityVerifier, IdentityError, type IdentityReason, type IdentityVerifier } from './oidc.js';
 
 let issuer: FakeIssuer;

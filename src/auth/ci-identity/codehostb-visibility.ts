@@ -1,4 +1,4 @@
-import { asVisibility, type Visibility } from './identity.js';
+import { asVisibility, type Visibility } from './claims.js';
 
 export interface ProjectVisibilityRequest {
   /** The platform B API base, e.g. `https://gitlab.com/api/v4` (contract 3: `SVC_CODEHOSTB_API_URL`). */

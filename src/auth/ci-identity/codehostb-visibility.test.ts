@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeIssuer, type ProjectBehavior } from '../../test/helpers/fake-oidc.js';
+import { FakeIssuer, type ProjectBehavior } from '../../../test/helpers/fake-oidc.js';
 import { fetchProjectVisibility } from './codehostb-visibility.js';
 
 let fake: FakeIssuer;

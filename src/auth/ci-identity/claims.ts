@@ -1,8 +1,6 @@
 import { type IdentityClaims, IdentityError } from './oidc.js';
 import { parseRepositoryParam } from './repository-name.js';
 
-export { IdentityError } from './oidc.js';
-
 export type Visibility = 'public' | 'private' | 'internal';
 
 /** A platform A repository proven by a verified identity token. */

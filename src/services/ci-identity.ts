@@ -1,10 +1,14 @@
-import { IdentityError, projectFromCodehostB, repositoryFromCodehostA } from '../auth/identity.js';
-import type { IdentityClaims } from '../auth/oidc.js';
-import { parseRepositoryParam } from '../auth/repository-name.js';
-import type { Plan } from '../storage/index.js';
-import { badRequest, unauthorized } from './errors.js';
-
-export type Visibility = 'public' | 'private' | 'internal';
+import {
+  type IdentityClaims,
+  IdentityError,
+  type IdentityServices,
+  parseRepositoryParam,
+  projectFromCodehostB,
+  repositoryFromCodehostA,
+  type Visibility,
+} from '../auth/ci-identity/index.js';
+import { invalidInput, unauthenticated } from './errors.js';
+import type { Plan } from './vocabulary.js';
 
 /** The repository a CI run is for, and what is known of its visibility (null: unknown). */
 export interface CiIdentity {
@@ -15,13 +19,7 @@ export interface CiIdentity {
   proven: boolean;
 }
 
-export interface IdentityServices {
-  verifyCodehostA(token: string): Promise<IdentityClaims>;
-  verifyCodehostB(token: string): Promise<IdentityClaims>;
-  /** Platform B's API answer for a project's visibility; null when it cannot say. */
-  projectVisibility(projectPath: string): Promise<Visibility | null>;
-}
-
+/** How a CI job names its repository: identity tokens (headers) or self-reported names (query). */
 export interface CiIdentityRequest {
   codehostAToken: string | undefined;
   codehostBToken: string | undefined;
@@ -30,8 +28,10 @@ export interface CiIdentityRequest {
 }
 
 /**
- * Spec 4.1: the repository by platform A token, then platform B token, then `codehostb_project=`,
- * then `repo=`. A token that is present must be valid (401); self-reported names need a paid plan.
+ * The repository of a CI run, by the first mechanism present: a platform A identity token, then a
+ * platform B token, then `codehostb_project=`, then `repo=`. A token that is present must be valid
+ * (else unauthenticated, even when a self-reported name would do); self-reported names need a paid
+ * plan, so the Free plan always needs a token.
  */
 export async function resolveCiIdentity(
   request: CiIdentityRequest,
@@ -51,21 +51,21 @@ export async function resolveCiIdentity(
   }
   const selfReported = request.codehostbProject ?? request.repo;
   if (selfReported === undefined) {
-    throw badRequest(
+    throw invalidInput(
       plan === 'free'
         ? 'an identity token is required on the Free plan (X-CodeHostA-OIDC or X-CodeHostB-OIDC)'
         : 'repository missing: send an identity token, codehostb_project=<group>/<project> or repo=<owner>/<name>',
     );
   }
   if (plan === 'free') {
-    throw badRequest(
+    throw invalidInput(
       'an identity token is required on the Free plan: self-reported repositories need a paid plan',
     );
   }
   const platform = request.codehostbProject !== undefined ? 'b' : 'a';
   const repository = parseRepositoryParam(platform, selfReported);
   if (repository === null) {
-    throw badRequest(
+    throw invalidInput(
       platform === 'b'
         ? 'malformed codehostb_project: expected <group>/<project>'
         : 'malformed repo: expected <owner>/<name>',
@@ -78,7 +78,7 @@ async function verified(which: string, verify: () => Promise<IdentityClaims>): P
   try {
     return await verify();
   } catch (e) {
-    if (e instanceof IdentityError) throw unauthorized(`invalid ${which} identity token: ${e.message}`);
+    if (e instanceof IdentityError) throw unauthenticated(`invalid ${which} identity token: ${e.message}`);
     throw e;
   }
 }
@@ -88,7 +88,7 @@ function fromClaims<T>(read: () => T): T {
     return read();
   } catch (e) {
     if (e instanceof IdentityError)
-      throw badRequest(`repository missing or malformed in the identity token: ${e.message}`);
+      throw invalidInput(`repository missing or malformed in the identity token: ${e.message}`);
     throw e;
   }
 }

@@ -1,0 +1,55 @@
+import { StoreError } from '../storage/index.js';
+
+/**
+ * The product's errors, one catalogue for every entry point. A message is safe to show (never a key,
+ * a token or a secret). Each entry point maps the code once: HTTP statuses in server/http-errors.ts,
+ * exit codes in the CLI, tool errors in MCP.
+ */
+export type DomainErrorCode =
+  /** The request is missing something or malformed. */
+  | 'invalid-input'
+  /** No credential, or one that is not accepted (a bad key, a bad identity token). */
+  | 'unauthenticated'
+  /** The caller's plan does not allow this (a private repository on the Free plan). */
+  | 'plan-required'
+  /** Authenticated, but not allowed to do this. */
+  | 'forbidden'
+  | 'not-found'
+  /** It exists already. */
+  | 'conflict'
+  /** A monthly allowance is used up; retry after `retryAfterSeconds`. */
+  | 'quota-exhausted'
+  /** Something this needs is not there right now (the executable is not published). */
+  | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalidInput = (message: string) => new DomainError('invalid-input', message);
+export const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
+export const planRequired = (message: string) => new DomainError('plan-required', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);
+export const notFound = (message: string) => new DomainError('not-found', message);
+export const quotaExhausted = (message: string, retryAfterSeconds: number) =>
+  new DomainError('quota-exhausted', message, retryAfterSeconds);
+export const unavailable = (message: string) => new DomainError('unavailable', message);
+
+/** Runs a storage write, turning its rule violations (duplicate, not found) into domain errors. */
+export async function storageRules<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (e instanceof StoreError) {
+      throw new DomainError(e.code === 'duplicate' ? 'conflict' : 'not-found', e.message);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,20 @@
+import type { AccountRepository } from './accounts.js';
+import type { ApiKeyRepository } from './api-keys.js';
+import type { HookDecisionRepository } from './hook-decisions.js';
+import type { RegistryCacheRepository } from './registry-cache.js';
+import type { UsageRepository } from './usage.js';
+
+/**
+ * The service's storage: one small repository per concern, each implemented once over Kysely for
+ * SQLite and PostgreSQL (the only place with SQL), all on one database connection or pool.
+ */
+export interface Storage {
+  accounts: AccountRepository;
+  apiKeys: ApiKeyRepository;
+  usage: UsageRepository;
+  hookDecisions: HookDecisionRepository;
+  registryCache: RegistryCacheRepository;
+  /** One round trip; throws DatabaseUnavailableError when the database cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
