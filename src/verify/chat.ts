@@ -1,8 +1,8 @@
 import type { VerificationResult } from '../scanner/index.js';
 import { VERSION } from '../version.js';
+import type { CheckContext } from './check.js';
 import { callProvider, describeFailure, isResponse, undecided } from './http.js';
 import { active, revoked, unchecked } from './outcome.js';
-import type { CheckContext } from './provider.js';
 
 /** Spec 3: the `error` values of `auth.test` that mean the token no longer works. */
 export const REVOKED_ERRORS = new Set([

@@ -1,8 +1,8 @@
 import type { VerificationResult } from '../scanner/index.js';
 import { VERSION } from '../version.js';
+import type { CheckContext } from './check.js';
 import { callProvider, isResponse, undecided } from './http.js';
 import { active, revoked } from './outcome.js';
-import type { CheckContext } from './provider.js';
 
 /** Spec 3: `GET {codehost_api_url}/rate_limit`; 2xx or 403 active, 401 revoked. */
 export async function checkCodehostToken(token: string, ctx: CheckContext): Promise<VerificationResult> {

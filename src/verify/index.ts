@@ -1,5 +1,5 @@
 /** Credential checks (spec 3): is a found secret still live? */
-export type { ProviderUrls } from './provider.js';
+export type { ProviderUrls } from './check.js';
 export {
   CHECK_CONCURRENCY,
   createVerifier,

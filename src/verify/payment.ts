@@ -1,8 +1,8 @@
 import type { VerificationResult } from '../scanner/index.js';
 import { VERSION } from '../version.js';
+import type { CheckContext } from './check.js';
 import { callProvider, isResponse, undecided } from './http.js';
 import { active, revoked } from './outcome.js';
-import type { CheckContext } from './provider.js';
 
 /** Spec 3: `GET {payment_api_url}/v1/balance`; 2xx or 403 (a restricted key) active, 401 revoked. */
 export async function checkPaymentKey(key: string, ctx: CheckContext): Promise<VerificationResult> {

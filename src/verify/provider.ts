@@ -1,22 +1,8 @@
-import type { RuleId, VerificationResult } from '../scanner/index.js';
+import type { RuleId } from '../scanner/index.js';
 import { checkChatToken } from './chat.js';
+import type { Check } from './check.js';
 import { checkCodehostToken } from './codehost.js';
 import { checkPaymentKey } from './payment.js';
-
-/** Provider base URLs (contract section 3); tests point them at servers on 127.0.0.1. */
-export interface ProviderUrls {
-  codehostApiUrl: string;
-  paymentApiUrl: string;
-  chatApiUrl: string;
-}
-
-export interface CheckContext {
-  urls: ProviderUrls;
-  /** Aborts the call at its own timeout or when the time for all checks runs out. */
-  signal: AbortSignal;
-}
-
-export type Check = (secret: string, ctx: CheckContext) => Promise<VerificationResult>;
 
 /** Spec 3: which rules have a read-only check, and why the others never will. */
 export const CHECKS: Readonly<Record<RuleId, Check | { never: string }>> = {

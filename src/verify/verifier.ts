@@ -1,6 +1,7 @@
 import { type Finding, type FindingVerifier, isFailing, type VerificationResult } from '../scanner/index.js';
+import type { Check, ProviderUrls } from './check.js';
 import { unchecked } from './outcome.js';
-import { CHECKS, type Check, type ProviderUrls } from './provider.js';
+import { CHECKS } from './provider.js';
 
 /** Spec 3 and 8: each check's timeout, and how many distinct credentials a scan checks. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
