@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { serve } from '@hono/node-server';
 import { loadConfig } from '../config/config.js';
 import { createApp } from '../server/app.js';
 import { createLogger, serviceLogDestination } from '../server/logger.js';
+import { serveApp } from '../server/serve-app.js';
 import { createServices } from './create-services.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
 
@@ -24,8 +24,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const logger = createLogger(logs);
   const services = await createServices(config, { logger });
   const app = createApp(services);
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
-  await once(server, 'listening');
+  const server = await serveApp(app, { port: config.port, hostname: config.host });
   logger.info(
     { url: `http://${config.host}:${config.port}`, database: config.databaseUrl.split(':')[0] },
     'listening',

@@ -7,6 +7,13 @@ import { type Plan, type Principal, usageAccountOf } from './vocabulary.js';
 
 export type MonthlyCiRuns = Record<Plan, number>;
 
+export interface CountedRun {
+  used: number;
+  limit: number;
+  remaining: number;
+  release(): Promise<void>;
+}
+
 /**
  * CI runs: which repository a run is for, whether the caller's plan allows it, and the monthly
  * allowance. Each successful download of the scanner is one run.
@@ -14,8 +21,11 @@ export type MonthlyCiRuns = Record<Plan, number>;
 export interface CiRunService {
   /** The run's repository, if the plan allows it: the Free plan scans proven-public repositories only. */
   authorize(principal: Principal, request: CiIdentityRequest): Promise<CiIdentity>;
-  /** Counts one run against the month's allowance, atomically; quota-exhausted when it is used up. */
-  count(principal: Principal): Promise<{ used: number; limit: number; remaining: number }>;
+  /**
+   * Counts one run against the month's allowance, atomically; quota-exhausted when it is used up.
+   * `release` gives the run back when the download does not complete.
+   */
+  count(principal: Principal): Promise<CountedRun>;
   /** This month's runs of the caller's billing account. */
   usage(
     principal: Pick<Principal, 'user' | 'team' | 'plan'>,
@@ -52,7 +62,13 @@ export function createCiRunService(deps: {
           month.secondsToNext,
         );
       }
-      return { used: counted.used, limit, remaining: Math.max(0, limit - counted.used) };
+      return {
+        used: counted.used,
+        limit,
+        remaining: Math.max(0, limit - counted.used),
+        // The month it was counted in, even if the download ends after midnight at a month's end.
+        release: () => deps.usage.releaseCiRun(account, month.key),
+      };
     },
 
     async usage(principal) {

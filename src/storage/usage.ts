@@ -14,4 +14,6 @@ export interface UsageRepository {
    */
   countCiRun(account: UsageAccountKey, month: string, limit: number): Promise<CountResult>;
   ciRunsUsed(account: UsageAccountKey, month: string): Promise<number>;
+  /** Gives back one counted run (a download that did not complete); never below zero. */
+  releaseCiRun(account: UsageAccountKey, month: string): Promise<void>;
 }

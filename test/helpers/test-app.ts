@@ -1,17 +1,16 @@
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { serve } from '@hono/node-server';
 import type { Redis } from 'ioredis';
 import { createServices } from '../../src/cli/create-services.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/server/app.js';
 import { createLogger } from '../../src/server/logger.js';
 import type { RateScope } from '../../src/server/rate-limits.js';
+import { type ListenOptions, serveApp } from '../../src/server/serve-app.js';
 import type { Plan } from '../../src/services/vocabulary.js';
 import { type Dialect, openTestDatabase, type TestDatabase } from './databases.js';
 import { FakeIssuer } from './fake-oidc.js';
@@ -131,9 +130,10 @@ export async function startTestApp(options: TestAppOptions = {}) {
   }
 
   /** Serves the app on a free loopback port, for clients that need real HTTP (curl, scripts). */
-  async function listen(): Promise<{ url: string; close(): Promise<void> }> {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    await once(server, 'listening');
+  async function listen(
+    limits: Partial<Omit<ListenOptions, 'port' | 'hostname'>> = {},
+  ): Promise<{ url: string; close(): Promise<void> }> {
+    const server = await serveApp(app, { port: 0, hostname: '127.0.0.1', ...limits });
     return {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -5,7 +5,11 @@ import type { AuthVariables } from '../middleware/authenticate.js';
 
 /**
  * `GET /api/action/binary`: the scanner executable for a CI run. The run's repository must pass the
- * plan's rules, and each download is one CI run of the month's allowance.
+ * plan's rules, and each complete download is one CI run of the month's allowance.
+ *
+ * The run is counted before the body is sent, so that the monthly limit holds atomically (twenty
+ * parallel downloads against ten remaining runs get ten executables), and given back if the body is
+ * not handed over completely (the client went away). `HEAD` answers the same headers and counts nothing.
  */
 export function binaryRoute(deps: AppDeps) {
   return new Hono<{ Variables: AuthVariables }>().get('/', async (c) => {
@@ -18,12 +22,27 @@ export function binaryRoute(deps: AppDeps) {
     });
     const binary = await deps.binary.current();
     if (binary === null) throw unavailable('the scanner executable is not published on this server');
-    const run = await deps.ciRuns.count(principal);
-
     // About a third of the size on the wire (curl --compressed); the digest is of the executable itself.
     const gzip = binary.gzipped !== null && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
     const body = gzip ? binary.gzipped! : binary;
-    return c.body(body.stream(), 200, {
+
+    let remaining: number;
+    let stream: ReadableStream<Uint8Array> | null = null;
+    if (c.req.method === 'HEAD') {
+      const usage = await deps.ciRuns.usage(principal);
+      remaining = Math.max(0, usage.limit - usage.used);
+    } else {
+      const run = await deps.ciRuns.count(principal);
+      remaining = run.remaining;
+      stream = givenBackIfIncomplete(body.stream(), () =>
+        run
+          .release()
+          .catch((e: unknown) =>
+            deps.logger.warn({ error: e instanceof Error ? e.name : 'unknown' }, 'CI run not given back'),
+          ),
+      );
+    }
+    const headers = {
       'Content-Type': 'application/octet-stream',
       'Content-Length': String(body.size),
       ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
@@ -31,7 +50,45 @@ export function binaryRoute(deps: AppDeps) {
       'Content-Disposition': 'attachment; filename="svc-linux-x64"',
       'X-Svc-Sha256': binary.sha256,
       'X-Svc-Size': String(binary.size),
-      'X-Svc-CI-Runs-Remaining': String(run.remaining),
-    });
+      'X-Svc-CI-Runs-Remaining': String(remaining),
+    };
+    return stream === null ? c.body(null, 200, headers) : c.body(stream, 200, headers);
+  });
+}
+
+/**
+ * `source`, calling `onIncomplete` once if it is cancelled (the client closed the connection) or
+ * fails before its last byte was handed to the HTTP layer.
+ */
+function givenBackIfIncomplete(
+  source: ReadableStream<Uint8Array>,
+  onIncomplete: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let settled = false;
+  const incomplete = () => {
+    if (settled) return;
+    settled = true;
+    onIncomplete();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          settled = true;
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        incomplete();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      incomplete();
+      return reader.cancel(reason);
+    },
   });
 }

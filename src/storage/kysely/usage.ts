@@ -49,4 +49,15 @@ export class KyselyUsage implements UsageRepository {
     const { rows } = await this.db.executeQuery<Row>(CompiledQuery.raw(this.usedSql, params));
     return rows[0] ? Number(rows[0].runs) : 0;
   }
+
+  async releaseCiRun(account: UsageAccountKey, month: string): Promise<void> {
+    await this.db
+      .updateTable('ci_run_usage')
+      .set({ runs: sql<number>`runs - 1` })
+      .where('account_kind', '=', account.kind)
+      .where('account_id', '=', account.id)
+      .where('month', '=', month)
+      .where('runs', '>', 0)
+      .execute();
+  }
 }
