@@ -1,7 +1,7 @@
 import { badShape, fetchJson, isRecord, joinUrl } from '../ecosystems/fetch.js';
-import { parseSemver } from '../ecosystems/npm/registry.js';
 import { parseNugetVersion } from '../ecosystems/nuget/registry.js';
 import { exactPypiVersion, normalizePypiName } from '../ecosystems/pypi/registry.js';
+import { parseSemver } from '../ecosystems/semver.js';
 import type { Ecosystem, MalwareLookup } from '../types.js';
 
 const REGISTRY = 'OSV';

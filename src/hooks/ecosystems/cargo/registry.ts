@@ -8,7 +8,7 @@ import {
   parseDate,
   type RegistryClientOptions,
 } from '../fetch.js';
-import { maxSatisfying, parseRange, parseSemver } from '../npm/registry.js';
+import { maxSatisfying, parseRange, parseSemver } from '../semver.js';
 
 const REGISTRY = 'crates.io';
 

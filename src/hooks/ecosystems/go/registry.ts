@@ -9,7 +9,7 @@ import {
   parseDate,
   type RegistryClientOptions,
 } from '../fetch.js';
-import { compareSemver, parseSemver, type SemVer } from '../npm/registry.js';
+import { compareSemver, parseSemver, type SemVer } from '../semver.js';
 
 const REGISTRY = 'Go module proxy';
 
