@@ -3,9 +3,9 @@
  * line into package requests; registries and OSV answer about each; the risk rules judge them.
  */
 
-/** Ecosystem names as OSV spells them (contract 2.4). */
-export const ECOSYSTEMS = ['npm', 'PyPI', 'crates.io', 'Go', 'NuGet'] as const;
-export type Ecosystem = (typeof ECOSYSTEMS)[number];
+import type { Ecosystem } from './ecosystems/index.js';
+
+export type { Ecosystem };
 
 /** One package a command line would install. */
 export interface PackageRequest {

@@ -11,6 +11,9 @@ export interface PackageArgs {
   skipped: SkippedSpec[];
 }
 
+/** An install of the lockfile (`npm ci`, `poetry install`): no package named, nothing to check. */
+export const NOTHING_NAMED: PackageArgs = Object.freeze({ installs: [], skipped: [] }) as PackageArgs;
+
 /** One package argument read: a registry package, a reason it is not one, or nothing at all. */
 export type SpecReading = { request: PackageRequest } | { why: string } | null;
 
