@@ -1,9 +1,9 @@
-import type { RuleId, VerificationResult } from '../scanner/index.js';
+import { RULES, type RuleId, type VerificationResult } from '../scanner/index.js';
 import { checkChatToken } from './chat.js';
 import { checkCodehostToken } from './codehost.js';
 import { checkPaymentKey } from './payment.js';
 
-/** Provider base URLs (contract section 3); tests point them at servers on 127.0.0.1. */
+/** Provider base URLs (`SVC_*_API_URL`); tests point them at servers on 127.0.0.1. */
 export interface ProviderUrls {
   codehostApiUrl: string;
   paymentApiUrl: string;
@@ -18,14 +18,20 @@ export interface CheckContext {
 
 export type Check = (secret: string, ctx: CheckContext) => Promise<VerificationResult>;
 
-/** Spec 3: which rules have a read-only check, and why the others never will. */
-export const CHECKS: Readonly<Record<RuleId, Check | { never: string }>> = {
+/** The rules that have a read-only check. Every other rule says in its own file why it never will. */
+const READ_ONLY_CHECKS: Partial<Record<RuleId, Check>> = {
   'codehost-token': checkCodehostToken,
   'codehost-fine-grained-pat': checkCodehostToken,
   'payment-live-key': checkPaymentKey,
   'chat-token': checkChatToken,
-  'cloud-access-key-id': { never: 'cannot be checked: the secret half of the key pair is needed' },
-  'webapi-key': { never: 'no neutral read-only check exists for this provider' },
-  'private-key': { never: 'no neutral read-only check exists for a private key' },
-  'generic-secret': { never: 'no provider is known for a generic secret' },
 };
+
+/** Each rule's check, or the reason (the rule's `uncheckable`) it is never checked. */
+export const CHECKS: Readonly<Record<RuleId, Check | { never: string }>> = Object.freeze(
+  Object.fromEntries(
+    RULES.map((rule) => [
+      rule.id,
+      READ_ONLY_CHECKS[rule.id] ?? { never: rule.uncheckable ?? 'no check is known for this rule' },
+    ]),
+  ) as Record<RuleId, Check | { never: string }>,
+);
