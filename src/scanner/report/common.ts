@@ -49,7 +49,7 @@ export function sections(findings: readonly Finding[]): Sections {
 export type Verdict = 'fail' | 'incomplete' | 'pass';
 
 /**
- * Human reports derive the verdict from the findings (contract 1) and call out an incomplete scan
+ * Human reports derive the verdict from the findings (a failing finding in code fails) and call out an incomplete scan
  * separately, matching exit code 3: "nothing failed" is not "everything was read".
  */
 export function verdictOf(result: ScanResult): Verdict {

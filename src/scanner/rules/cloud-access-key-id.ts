@@ -12,7 +12,7 @@ export const cloudAccessKeyId: Rule = {
     'It cannot be checked without the secret half of the key pair, so it is always unchecked.',
   uncheckable: 'cannot be checked: the secret half of the key pair is needed',
   keywords: ['akia', 'asia'],
-  // Contract 1: [A-Z0-9] is the id's own character set, so a longer run of it is not a key id.
+  // [A-Z0-9] is the id's own character set, so a longer run of it is not a key id.
   pattern: /(?<![A-Z0-9])(?<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Z0-9])/g,
   samples: {
     positives: [

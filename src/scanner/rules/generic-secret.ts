@@ -1,7 +1,7 @@
 import { shannonEntropy } from '../detect/entropy.js';
 import type { Rule } from './rule.js';
 
-/** Spec 2.4: below this many bits per character a value reads as a word, not a secret. */
+/** Below this many bits per character a value reads as a word, not a secret. */
 export const MIN_ENTROPY = 3.5;
 
 // Sample values are interpolated, so no line of this file is itself an assignment the rule reports.

@@ -21,7 +21,7 @@ const GONE = [404, 410] as const;
 const MAX_MODULE_CANDIDATES = 4;
 
 /**
- * A Go module proxy (GOPROXY protocol; contract 3: `SVC_GOPROXY_URL`). Paths and versions are
+ * A Go module proxy (GOPROXY protocol; configured by `SVC_GOPROXY_URL`). Paths and versions are
  * case-encoded (`!` + lowercase for each capital).
  *
  * - Existence: `{module}/@v/list` and `{module}/@latest`, in parallel; the module exists when either

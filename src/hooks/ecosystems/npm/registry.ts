@@ -13,7 +13,7 @@ import { maxSatisfying, parseRange, parseSemver, sameVersion, satisfies } from '
 const REGISTRY = 'npm registry';
 
 /**
- * The npm registry (contract 3: `SVC_NPM_REGISTRY_URL`). One `GET {base}/{name}` for the full packument
+ * The npm registry (configured by `SVC_NPM_REGISTRY_URL`). One `GET {base}/{name}` for the full packument
  * (`Accept: application/json`: the abbreviated install document has no `time`).
  *
  * - 404: the package does not exist. So does a packument without versions (an unpublished package:
