@@ -100,12 +100,13 @@ export type ConfusionKind =
 
 /**
  * A look-alike found by a lookup key: every popular name (in normal form) is indexed under
- * `indexKey`, and a name is a look-alike of the most popular name indexed under its `probeKey`.
+ * `indexKey`, and a name is a look-alike of the most popular name indexed under its `probeKey`. Both
+ * get the name's form without separators too, which the typosquat rule has already computed.
  */
 export interface NameConfusion {
   readonly kind: ConfusionKind;
-  indexKey(popularKey: string): string | null;
-  probeKey(key: string): string | null;
+  indexKey(popularKey: string, bare: string): string | null;
+  probeKey(key: string, bare: string): string | null;
 }
 
 export interface CommandSample {

@@ -134,7 +134,8 @@ export class PopularIndex {
       if (this.rules.caseSensitive) this.exact.add(this.names[r] as string);
       if (this.rank.has(key)) return;
       this.rank.set(key, r);
-      setBest(this.bySeparator, withoutSeparators(key), r);
+      const bare = withoutSeparators(key);
+      setBest(this.bySeparator, bare, r);
       if (editTarget(key, r)) {
         const h = deletionHashes(key);
         addRank(this.byHash, h.full, r);
@@ -142,7 +143,7 @@ export class PopularIndex {
         for (const d of h.deletions) addRank(this.byDeletion, d, r);
       }
       for (const { confusion, index } of this.confusions) {
-        const at = confusion.indexKey(key);
+        const at = confusion.indexKey(key, bare);
         if (at !== null) setBest(index, at, r);
       }
     });
@@ -191,7 +192,7 @@ export class PopularIndex {
     this.editMatches(key, best);
 
     for (const { confusion, index } of this.confusions) {
-      const probe = confusion.probeKey(key);
+      const probe = confusion.probeKey(key, sep);
       if (probe !== null) offer(best, index.get(probe), confusion.kind);
     }
 

@@ -28,12 +28,12 @@ export const npmConfusions: readonly NameConfusion[] = [
       const scoped = splitScope(popular);
       return scoped ? withoutSeparators(scoped[0] + scoped[1]) : null;
     },
-    probeKey: (key) => (splitScope(key) ? null : withoutSeparators(key)),
+    probeKey: (key, bare) => (splitScope(key) ? null : bare),
   },
   {
     // `@lodash/lodash`: a popular unscoped name under a scope named after it.
     kind: 'scope',
-    indexKey: (popular) => (splitScope(popular) ? null : withoutSeparators(popular)),
+    indexKey: (popular, bare) => (splitScope(popular) ? null : bare),
     probeKey(key) {
       const scoped = splitScope(key);
       if (!scoped) return null;
