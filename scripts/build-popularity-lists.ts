@@ -1,6 +1,6 @@
 /**
- * Builds the popularity lists the typosquat rule ships with (src/hooks/risk/popular/npm.json and
- * pypi.json) from the package listings of the build machine:
+ * Builds the popularity lists the typosquat rule ships with (src/hooks/ecosystems/npm/popular.json
+ * and pypi/popular.json) from the package listings of the build machine:
  *
  *   npx tsx scripts/build-popularity-lists.ts [--npm PATH] [--pypi PATH] [--out DIR]
  *                                             [--npm-top N] [--pypi-top N]
@@ -10,19 +10,20 @@
  * PyPI: a TSV with a header naming `name` and `rank_among_15000_most_downloaded`; the ranked rows,
  * names in their PEP 503 normal form, ordered by rank (ties by name), the first N kept.
  *
- * The output is deterministic (same input, same bytes): no dates, names one per line. The crates,
- * Go and NuGet lists in the same folder are curated by hand and not touched here.
+ * The output is deterministic (same input, same bytes): no dates, names one per line. The lists of
+ * the other ecosystems (cargo, go, nuget) are curated by hand and not touched here.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const DEFAULT_NPM_TSV = '/work/.library/env/packages/npm.tsv';
 export const DEFAULT_PYPI_TSV = '/work/.library/env/packages/pypi.tsv';
-export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../src/hooks/risk/popular/', import.meta.url));
+/** The ecosystems' folder: each list is written as `<ecosystem>/popular.json` in it. */
+export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../src/hooks/ecosystems/', import.meta.url));
 
 /**
- * Cut-offs, chosen by measurement on the 2026-11 listings (src/hooks/risk/popular/README.md): npm's
+ * Cut-offs, chosen by measurement on the 2026-11 listings (docs/popularity-lists.md): npm's
  * top 12,000 (at least ~1.85 million downloads a month, 97% of all downloads) hold 228 of a sample of
  * 237 packages people and agents install directly, in ~250 KB; 15,000 would add 5 of them for 65 KB
  * more and 14% more look-alikes flagged. PyPI's top 10,000 hold 170 of a sample of 171; the 5,000
@@ -31,7 +32,7 @@ export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../src/hooks/risk/popular/
 export const NPM_TOP = 12_000;
 export const PYPI_TOP = 10_000;
 
-/** The shape of a shipped list (also read by src/hooks/risk/typosquat.ts). */
+/** The shape of a shipped list (each ecosystem's descriptor holds its own, for the typosquat rule). */
 export interface PopularityList {
   about: string;
   source: string;
@@ -163,10 +164,16 @@ export function build(opts: BuildOptions): BuildResult {
     count: pypi.names.length,
     names: pypi.names,
   });
-  const npmFile = join(opts.out, 'npm.json');
-  const pypiFile = join(opts.out, 'pypi.json');
-  writeFileSync(npmFile, npmText);
-  writeFileSync(pypiFile, pypiText);
+  const npmFile = join(opts.out, 'npm', 'popular.json');
+  const pypiFile = join(opts.out, 'pypi', 'popular.json');
+  const files: [string, string][] = [
+    [npmFile, npmText],
+    [pypiFile, pypiText],
+  ];
+  for (const [file, text] of files) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
   return {
     npm: {
       file: npmFile,

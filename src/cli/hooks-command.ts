@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
+import { ClientConfigError, hookClientConfig } from '../hooks/agents/client-config.js';
 import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 
 export const HOOKS_HELP = `Usage: svc hooks config --agent a|b --key KEY [--base-url URL] [--windows]
@@ -12,46 +13,12 @@ user-level settings, not a repository.
   --windows   write the curl executable as curl.exe
 `;
 
-/** Spec 4.3 and 8: curl's own limit, and the agent's timeout for the hook. */
-const CURL_MAX_TIME_SECONDS = 15;
-const HOOK_TIMEOUT_SECONDS = 20;
-
-/**
- * The hook command: POST the hook input (stdin) as received, with the key, to the agent's endpoint.
- * If the service cannot answer within curl's limit, curl fails and the agent runs the command.
- */
-export function hookCommand(agent: 'a' | 'b', key: string, baseUrl: string, windows: boolean): string {
-  const url = `${baseUrl.replace(/\/+$/, '')}/api/hooks/agent-${agent}`;
-  // cmd.exe and PowerShell do not take single quotes around arguments; POSIX shells take both.
-  const q = (s: string) => (windows ? `"${s}"` : `'${s}'`);
-  return [
-    windows ? 'curl.exe' : 'curl',
-    '-sS',
-    '--max-time',
-    String(CURL_MAX_TIME_SECONDS),
-    '-X',
-    'POST',
-    '-H',
-    q(`Authorization: Bearer ${key}`),
-    '-H',
-    q('Content-Type: application/json'),
-    '--data-binary',
-    '@-',
-    q(url),
-  ].join(' ');
-}
-
-export function hooksConfig(agent: 'a' | 'b', key: string, baseUrl: string, windows: boolean): unknown {
-  const command = hookCommand(agent, key, baseUrl, windows);
-  if (agent === 'a') {
-    return { version: 1, hooks: { beforeShellExecution: [{ command, timeout: HOOK_TIMEOUT_SECONDS }] } };
-  }
-  return {
-    hooks: {
-      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] }],
-    },
-  };
-}
+/** The command-line spelling of each field a configuration request can get wrong. */
+const FLAGS: Record<ClientConfigError['field'], string> = {
+  agent: '--agent',
+  key: '--key',
+  baseUrl: '--base-url',
+};
 
 export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
@@ -75,14 +42,16 @@ export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     throw new UsageError(describeParseError(e));
   }
-  if (values.agent !== 'a' && values.agent !== 'b') throw new UsageError('--agent must be a or b');
-  if (values.key === undefined || !values.key.startsWith('svc_'))
-    throw new UsageError('--key must be an svc_ API key');
-  if (/['"\s]/.test(values.key)) throw new UsageError('--key must not contain quotes or spaces');
-  const baseUrl = values['base-url'] ?? loadConfig(io.env).baseUrl;
-  if (!/^https?:\/\/[^\s'"]+$/.test(baseUrl)) throw new UsageError('--base-url must be an http(s) URL');
-  io.stdout.write(
-    `${JSON.stringify(hooksConfig(values.agent, values.key, baseUrl, values.windows === true), null, 2)}\n`,
-  );
+  let config: unknown;
+  try {
+    config = hookClientConfig(
+      { agent: values.agent, key: values.key, baseUrl: values['base-url'], windows: values.windows === true },
+      () => loadConfig(io.env).baseUrl,
+    );
+  } catch (e) {
+    if (e instanceof ClientConfigError) throw new UsageError(`${FLAGS[e.field]} ${e.problem}`);
+    throw e;
+  }
+  io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
   return EXIT.passed;
 }

@@ -1,11 +1,11 @@
 /**
- * Shapes shared by the hook pieces (spec 4.3, contract 2.4 and 4): the command parser turns a shell
+ * Shapes shared by the hook pieces: the command parser turns a shell
  * line into package requests; registries and OSV answer about each; the risk rules judge them.
  */
 
-/** Ecosystem names as OSV spells them (contract 2.4). */
-export const ECOSYSTEMS = ['npm', 'PyPI', 'crates.io', 'Go', 'NuGet'] as const;
-export type Ecosystem = (typeof ECOSYSTEMS)[number];
+import type { Ecosystem } from './ecosystems/index.js';
+
+export type { Ecosystem };
 
 /** One package a command line would install. */
 export interface PackageRequest {
@@ -39,7 +39,7 @@ export interface ParsedCommand {
   isInstall: boolean;
 }
 
-/** Spec 4.3 rule 4 / spec 8: packages checked per hook command. */
+/** Packages checked per hook command: the rest are listed as not checked, so a decision stays fast. */
 export const MAX_PACKAGES = 10;
 
 /** What a registry knows of a package (and of the requested version, when one was named). */

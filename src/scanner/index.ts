@@ -3,6 +3,7 @@ export { ScanError } from './errors.js';
 export { fingerprintOf } from './fingerprint.js';
 export { classifyPath } from './location.js';
 export { REPORT_FORMATS, type ReportFormat, renderReport } from './report/index.js';
+export { FINDING_HELP, RULES, type Rule, ruleById } from './rules/index.js';
 export { type ScanOptions, scanRepository } from './scan.js';
 export { secretOf } from './secrets.js';
 export { isFailing, summarize } from './summary.js';

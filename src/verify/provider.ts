@@ -1,17 +1,23 @@
-import type { RuleId } from '../scanner/index.js';
+import { RULES, type RuleId } from '../scanner/index.js';
 import { checkChatToken } from './chat.js';
 import type { Check } from './check.js';
 import { checkCodehostToken } from './codehost.js';
 import { checkPaymentKey } from './payment.js';
 
-/** Spec 3: which rules have a read-only check, and why the others never will. */
-export const CHECKS: Readonly<Record<RuleId, Check | { never: string }>> = {
+/** The rules that have a read-only check. Every other rule says in its own file why it never will. */
+const READ_ONLY_CHECKS: Partial<Record<RuleId, Check>> = {
   'codehost-token': checkCodehostToken,
   'codehost-fine-grained-pat': checkCodehostToken,
   'payment-live-key': checkPaymentKey,
   'chat-token': checkChatToken,
-  'cloud-access-key-id': { never: 'cannot be checked: the secret half of the key pair is needed' },
-  'webapi-key': { never: 'no neutral read-only check exists for this provider' },
-  'private-key': { never: 'no neutral read-only check exists for a private key' },
-  'generic-secret': { never: 'no provider is known for a generic secret' },
 };
+
+/** Each rule's check, or the reason (the rule's `uncheckable`) it is never checked. */
+export const CHECKS: Readonly<Record<RuleId, Check | { never: string }>> = Object.freeze(
+  Object.fromEntries(
+    RULES.map((rule) => [
+      rule.id,
+      READ_ONLY_CHECKS[rule.id] ?? { never: rule.uncheckable ?? 'no check is known for this rule' },
+    ]),
+  ) as Record<RuleId, Check | { never: string }>,
+);

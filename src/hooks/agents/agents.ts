@@ -1,7 +1,7 @@
 import type { Permission } from '../decide.js';
 
 /**
- * The two agents' hook formats (contract 4). Each knows where the command is in its agent's hook
+ * The two agents' hook formats. Each knows where the command is in its agent's hook
  * input and how its agent wants the answer.
  */
 export interface AgentFormat {

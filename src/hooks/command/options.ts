@@ -1,7 +1,7 @@
 /**
  * What the per-ecosystem argument readers (`src/hooks/ecosystems/<eco>/args.ts`) share: an option
  * scanner that knows which options take a value, their common answer shape, and the test for specs
- * that do not name a registry package (spec 4.3 rule 3: local paths, URLs, source control, tarballs).
+ * that do not name a registry package (local paths, URLs, source control, archives).
  */
 import type { PackageRequest, SkippedSpec } from '../types.js';
 
@@ -10,6 +10,9 @@ export interface PackageArgs {
   installs: PackageRequest[];
   skipped: SkippedSpec[];
 }
+
+/** An install of the lockfile (`npm ci`, `poetry install`): no package named, nothing to check. */
+export const NOTHING_NAMED: PackageArgs = Object.freeze({ installs: [], skipped: [] }) as PackageArgs;
 
 /** One package argument read: a registry package, a reason it is not one, or nothing at all. */
 export type SpecReading = { request: PackageRequest } | { why: string } | null;
@@ -119,7 +122,7 @@ const SCHEME_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LOCAL_PATH = /^(?:\.{1,2}(?:[\\/[]|$)|[\\/]|~[\w.-]*(?:[\\/]|$)|[a-z]:[\\/]|file:)/i;
 
 /**
- * Why a package argument is not a registry package (spec 4.3 rule 3), or null when it may be one.
+ * Why a package argument is not a registry package, or null when it may be one.
  * `archives` matches the ecosystem's package-file names (`.tgz`, `.whl`...).
  */
 export function nonRegistryReason(spec: string, archives: RegExp): string | null {

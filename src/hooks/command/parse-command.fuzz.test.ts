@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ECOSYSTEMS, MAX_PACKAGES, type ParsedCommand } from '../types.js';
+import { ECOSYSTEMS } from '../ecosystems/index.js';
+import { MAX_PACKAGES, type ParsedCommand } from '../types.js';
 import { parseCommandLine } from './parse-command.js';
+
+const IDS: string[] = ECOSYSTEMS.map((e) => e.id);
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
 function prng(seed: number): () => number {
@@ -41,7 +44,7 @@ function expectWellFormed(parsed: ParsedCommand): void {
   expect(typeof parsed.isInstall).toBe('boolean');
   expect(parsed.installs.length).toBeLessThanOrEqual(MAX_PACKAGES);
   for (const r of parsed.installs) {
-    expect(ECOSYSTEMS).toContain(r.ecosystem);
+    expect(IDS).toContain(r.ecosystem);
     expect(typeof r.name).toBe('string');
     expect(r.name.length).toBeGreaterThan(0);
     expect(r.version === null || (typeof r.version === 'string' && r.version !== '')).toBe(true);

@@ -1,45 +1,26 @@
 /**
- * The install-command parser (spec 4.3): which packages would a shell line install?
+ * The install-command parser: which packages would a shell line install?
  *
  * The line is split into simple commands (`;`, `&&`, `||`, `|`, `&`, newlines, subshells; never
- * inside quotes), each is unwrapped (`sudo`, `VAR=value`, `env`, `time`...) and matched against the
- * recognized install commands; the arguments of a match are read by the ecosystem's args module.
- * `sh -c`/`bash -c` scripts, `eval`, `cmd /c` and `powershell -Command` are read as command lines
- * too. Nothing throws: on any input the answer is what could be read.
+ * inside quotes), each is unwrapped (`sudo`, `VAR=value`, `env`, `time`...) and its executable looked
+ * up among the install commands the ecosystems own (`src/hooks/ecosystems/<name>/commands.ts`), which
+ * read the arguments. `sh -c`/`bash -c` scripts, `eval`, `cmd /c` and `powershell -Command` are read
+ * as command lines too. Nothing throws: on any input the answer is what could be read.
  *
- * Choices where the spec is silent:
  * - A recognized install command naming no package (`npm install`, `npm ci`, `poetry install`,
  *   `xargs npm install`) is an install (`isInstall`) with nothing to check: the lockfile or the
- *   piped list is not read. Bare `yarn` is not in the spec's table and is not an install.
- * - npm's own aliases of install count (`in`, `isntall`, `install-test`...); bun's `a` too;
- *   `yarn global add` and `yarn workspace <ws> add` are `add`; .NET 10's `dotnet package add` is
- *   `dotnet add package`. `cargo install`, `uv tool install`, `pipx inject`, `go run`, `npx`,
- *   `pnpm dlx`, `bunx` are not in the table and are not installs.
- * - `pip3.11`, `pip-3.12`, `python3.12`, `pypy3`, `py -3.11`, `python -Im pip` are the pip and python
- *   launchers; `python -m pipx|poetry|pdm|uv` count like the tools themselves.
+ *   piped list is not read.
  * - The same package (ecosystem, name, version) named twice is listed once; skipped specs are listed
- *   up to MAX_SKIPPED, then counted.
+ *   up to MAX_SKIPPED, then counted; at most MAX_PACKAGES packages are checked.
  * - Registry options (`--registry`, `-i`, `--index-url`, cargo `--registry`) do not change what is
- *   listed: the packages are named as if from the public registry, the risk rules decide.
+ *   listed: the packages are named as if from the public registry and marked `customRegistry`; the
+ *   risk rules decide.
  */
 
-import { cargoOptions, packagesFromArgs as cargoPackages } from '../ecosystems/cargo/args.js';
-import { goOptions, packagesFromArgs as goPackages } from '../ecosystems/go/args.js';
-import { type NpmTool, npmOptions, packagesFromArgs as npmPackages } from '../ecosystems/npm/args.js';
-import { nugetOptions, packagesFromArgs as nugetPackages } from '../ecosystems/nuget/args.js';
-import {
-  type PythonTool,
-  pythonOptions,
-  packagesFromArgs as pythonPackages,
-} from '../ecosystems/pypi/args.js';
-import {
-  type Ecosystem,
-  MAX_PACKAGES,
-  type PackageRequest,
-  type ParsedCommand,
-  type SkippedSpec,
-} from '../types.js';
-import { firstPositional, type PackageArgs } from './options.js';
+import type { InstallCommand } from '../ecosystems/ecosystem-descriptor.js';
+import { ECOSYSTEMS, type Ecosystem, ecosystemById } from '../ecosystems/index.js';
+import { MAX_PACKAGES, type PackageRequest, type ParsedCommand, type SkippedSpec } from '../types.js';
+import type { PackageArgs } from './options.js';
 import { simpleCommands } from './tokenize.js';
 import { executableName, unwrap } from './wrappers.js';
 
@@ -49,158 +30,25 @@ export const MAX_SKIPPED = 20;
 /** How deep `bash -c "..."` / `eval` scripts are followed. */
 const MAX_DEPTH = 4;
 
-/** Lockfile installs: no package named, nothing to check (the lockfile was reviewed with the code). */
-const NOTHING: PackageArgs = Object.freeze({ installs: [], skipped: [] }) as PackageArgs;
-
-/** npm's own spellings of `install` (its alias list, typos included) and `install-test`. */
-const NPM_INSTALL = new Set([
-  ...['install', 'i', 'add', 'in', 'ins', 'inst', 'insta', 'instal'],
-  ...['isnt', 'isnta', 'isntal', 'isntall', 'install-test', 'it'],
-]);
-/** npm's lockfile installs (`npm ci` and its aliases). */
-const NPM_LOCKFILE = new Set([
-  ...['ci', 'clean-install', 'ic', 'install-clean', 'isntall-clean'],
-  ...['install-ci-test', 'cit', 'clean-install-test', 'sit'],
-]);
-
-const INSTALL: Record<NpmTool, ReadonlySet<string>> = {
-  npm: NPM_INSTALL,
-  yarn: new Set(['add', 'install', 'i']),
-  pnpm: new Set(['add', 'install', 'i']),
-  bun: new Set(['add', 'a', 'install', 'i']),
-};
-
-const NPM_TOOLS = new Map<string, NpmTool>([
-  ['npm', 'npm'],
-  ['cnpm', 'npm'],
-  ['yarn', 'yarn'],
-  ['yarnpkg', 'yarn'],
-  ['pnpm', 'pnpm'],
-  ['bun', 'bun'],
-]);
-
-const PYTHON_TOOLS = new Map<string, PythonTool>([
-  ['pipx', 'pipx'],
-  ['poetry', 'poetry'],
-  ['pdm', 'pdm'],
-]);
-
-const PIP = /^pip(?:-?\d+(?:\.\d+)*)?$/;
-const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/;
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
-/** Modules that `python -m X` runs as the tool X. */
-const PYTHON_MODULES = new Set(['pip', 'pip3', 'pipx', 'poetry', 'pdm', 'uv']);
 
-function npmFamily(tool: NpmTool, args: string[]): PackageArgs | null {
-  const spec = npmOptions(tool);
-  let rest = args;
-  for (let hop = 0; hop < 3; hop++) {
-    const at = firstPositional(rest, spec);
-    if (at === -1) return null; // bare `yarn`, `npm --version`
-    const sub = rest[at]!;
-    if (INSTALL[tool].has(sub)) return npmPackages(rest.slice(at + 1), tool);
-    if (tool === 'npm' && NPM_LOCKFILE.has(sub)) return NOTHING;
-    if (tool === 'yarn' && sub === 'global') {
-      rest = rest.slice(at + 1); // `yarn global add x`
-    } else if (tool === 'yarn' && sub === 'workspace') {
-      rest = rest.slice(at + 2); // `yarn workspace <name> add x`
-    } else {
-      return null;
-    }
+/** Every ecosystem's install commands, by executable name; then those known by a name pattern. */
+const BY_EXECUTABLE = new Map<string, InstallCommand>();
+const BY_PATTERN: InstallCommand[] = [];
+for (const ecosystem of ECOSYSTEMS) {
+  for (const command of ecosystem.commands) {
+    for (const name of command.executables) BY_EXECUTABLE.set(name, command);
+    if (command.pattern !== undefined) BY_PATTERN.push(command);
   }
-  return null;
 }
 
-function pythonFamily(tool: PythonTool, args: string[]): PackageArgs | null {
-  const at = firstPositional(args, pythonOptions(tool));
-  if (at === -1) return null;
-  const sub = args[at];
-  if (sub !== 'install' && sub !== 'add') return null;
-  // `poetry install` / `pdm install` install the lock file; they take no package names.
-  if ((tool === 'poetry' || tool === 'pdm') && sub === 'install') return NOTHING;
-  return pythonPackages(args.slice(at + 1), tool);
-}
-
-function uv(args: string[]): PackageArgs | null {
-  const spec = pythonOptions('uv');
-  const at = firstPositional(args, spec);
-  if (at === -1) return null;
-  if (args[at] === 'add') return pythonPackages(args.slice(at + 1), 'uv');
-  if (args[at] !== 'pip') return null;
-  const rest = args.slice(at + 1);
-  const sub = firstPositional(rest, spec);
-  return sub !== -1 && rest[sub] === 'install' ? pythonPackages(rest.slice(sub + 1), 'uv') : null;
-}
-
-/** `python [-I -X opt ...] -m pip ...`: the module and its arguments, or null. */
-function pythonModule(args: string[]): string[] | null {
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!;
-    if (word.length < 2 || !word.startsWith('-') || word === '--') return null; // a script, stdin
-    if (word.startsWith('--')) {
-      if (word === '--check-hash-based-pycs') i++;
-      continue;
-    }
-    for (let j = 1; j < word.length; j++) {
-      const c = word[j]!;
-      if (c === 'm') {
-        const attached = word.slice(j + 1);
-        if (attached !== '') return [attached, ...args.slice(i + 1)];
-        return i + 1 < args.length ? args.slice(i + 1) : null;
-      }
-      if (c === 'c') return null; // python code, not a module
-      if (c === 'X' || c === 'W') {
-        if (j === word.length - 1) i++;
-        break;
-      }
-    }
-  }
-  return null;
+/** The install command an executable is, if any ecosystem owns it. */
+export function installCommandOf(executable: string): InstallCommand | undefined {
+  return BY_EXECUTABLE.get(executable) ?? BY_PATTERN.find((c) => c.pattern!.test(executable));
 }
 
 function packageCommand(name: string, args: string[]): PackageArgs | null {
-  const npmTool = NPM_TOOLS.get(name);
-  if (npmTool !== undefined) return npmFamily(npmTool, args);
-  if (PIP.test(name)) return pythonFamily('pip', args);
-  const pythonTool = PYTHON_TOOLS.get(name);
-  if (pythonTool !== undefined) return pythonFamily(pythonTool, args);
-  if (name === 'uv') return uv(args);
-  if (PYTHON.test(name)) {
-    const module = pythonModule(args);
-    if (module === null) return null;
-    const moduleName = module[0]!.toLowerCase();
-    return PYTHON_MODULES.has(moduleName) ? packageCommand(moduleName, module.slice(1)) : null;
-  }
-  if (name === 'cargo') {
-    let from = 0;
-    while (args[from]?.startsWith('+')) from++; // `cargo +nightly add x`
-    const rest = args.slice(from);
-    const at = firstPositional(rest, cargoOptions());
-    return at !== -1 && rest[at] === 'add' ? cargoPackages(rest.slice(at + 1)) : null;
-  }
-  if (name === 'go') {
-    const at = firstPositional(args, goOptions());
-    const sub = at === -1 ? undefined : args[at];
-    return sub === 'get' || sub === 'install' ? goPackages(args.slice(at + 1)) : null;
-  }
-  if (name === 'dotnet') return dotnet(args);
-  return null;
-}
-
-/** `dotnet add [PROJECT] package ID ...` and `dotnet package add ID ...`. */
-function dotnet(args: string[]): PackageArgs | null {
-  const spec = nugetOptions();
-  const at = firstPositional(args, spec);
-  if (at === -1) return null;
-  const rest = args.slice(at + 1);
-  const next = firstPositional(rest, spec);
-  if (next === -1) return null;
-  if (args[at] === 'package') return rest[next] === 'add' ? nugetPackages(rest.slice(next + 1)) : null;
-  if (args[at] !== 'add') return null;
-  if (rest[next] === 'package') return nugetPackages(rest.slice(next + 1));
-  const afterProject = rest.slice(next + 1); // `dotnet add App.csproj package X`
-  const sub = firstPositional(afterProject, spec);
-  return sub !== -1 && afterProject[sub] === 'package' ? nugetPackages(afterProject.slice(sub + 1)) : null;
+  return installCommandOf(name)?.read(args) ?? null;
 }
 
 /** The script of `bash -c SCRIPT`, `sh -lc SCRIPT`, `fish --command=SCRIPT`; null for a script file. */
@@ -260,30 +108,16 @@ function windowsShellScript(name: string, args: string[]): string | null {
   return null;
 }
 
-/** Options and variables that point an install at a registry other than the public one. */
-const OTHER_REGISTRY: Record<Ecosystem, { options: readonly string[]; variables: readonly string[] }> = {
-  npm: { options: ['--registry'], variables: ['npm_config_registry', 'NPM_CONFIG_REGISTRY'] },
-  PyPI: {
-    options: ['-i', '--index-url', '--extra-index-url', '--index', '--default-index', '-f', '--find-links'],
-    variables: ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'UV_INDEX_URL', 'UV_DEFAULT_INDEX', 'UV_INDEX'],
-  },
-  'crates.io': { options: ['--registry', '--index'], variables: ['CARGO_REGISTRY_DEFAULT'] },
-  Go: { options: [], variables: ['GOPROXY', 'GOPRIVATE', 'GONOPROXY', 'GOFLAGS'] },
-  NuGet: { options: ['-s', '--source'], variables: [] },
-};
-
 /** Whether the command (its leading assignments or its options) names another registry. */
 function namesOtherRegistry(
   ecosystem: Ecosystem,
   words: readonly string[],
   args: readonly string[],
 ): boolean {
-  const { options, variables } = OTHER_REGISTRY[ecosystem];
+  const { options, variables, optionPattern } = ecosystemById(ecosystem).otherRegistry;
   const assigns = words.some((w) => variables.some((v) => w.startsWith(`${v}=`)));
   const names = args.some(
-    (a) =>
-      options.some((o) => a === o || a.startsWith(`${o}=`)) ||
-      (ecosystem === 'npm' && /^--@[^:]+:registry/.test(a)),
+    (a) => options.some((o) => a === o || a.startsWith(`${o}=`)) || optionPattern?.test(a) === true,
   );
   return assigns || names;
 }
@@ -370,7 +204,7 @@ function finish(reading: Reading): ParsedCommand {
   return { installs: unique.slice(0, MAX_PACKAGES), skipped, isInstall: reading.isInstall };
 }
 
-/** The packages a shell command line would install (spec 4.3). Never throws. */
+/** The packages a shell command line would install. Never throws. */
 export function parseCommandLine(line: string): ParsedCommand {
   const reading: Reading = { installs: [], skipped: [], isInstall: false };
   try {

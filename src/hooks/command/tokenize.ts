@@ -1,6 +1,6 @@
 /**
- * A shell line into simple commands (arrays of words), for the install-command parser (spec 4.3
- * rule 1). `shell-quote` does the quoting, escapes and control operators; a quote-aware pre-pass
+ * A shell line into simple commands (arrays of words), for the install-command parser.
+ * `shell-quote` does the quoting, escapes and control operators; a quote-aware pre-pass
  * first does what it does not: newlines split commands, `\`+newline continues a line, `#` starts a
  * comment only at the start of a word (a mid-word `#` is literal), backquotes become `$( )`, and the
  * file-descriptor number of a redirection (`2>&1`) is dropped. Nothing here throws.

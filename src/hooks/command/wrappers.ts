@@ -1,5 +1,5 @@
 /**
- * What comes before the real command of a simple command (spec 4.3 rule 2, widened): `VAR=value`
+ * What comes before the real command of a simple command: `VAR=value`
  * assignments, shell keywords (`then`, `do`, `!`...), and wrappers that run the command they are
  * given unchanged: `sudo`, `doas`, `env`, `command`, `exec`, `time`, `nice`, `nohup`, `timeout`,
  * `xargs`, `stdbuf`, `ionice`, `corepack`, `busybox`, `winpty`. Package runners (`npx`, `bunx`,

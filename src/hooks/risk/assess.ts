@@ -1,4 +1,5 @@
 import type { SharedCache } from '../cache.js';
+import { ecosystemById } from '../ecosystems/index.js';
 import {
   type Ecosystem,
   type MalwareLookup,
@@ -9,7 +10,7 @@ import {
 } from '../types.js';
 import { describeTyposquat, findTyposquat } from './typosquat.js';
 
-/** Contract 4: a package first published this recently, or a version this fresh, is risky. */
+/** A package first published this recently, or a version this fresh, is risky. */
 export const NEW_PACKAGE_DAYS = 7;
 export const FRESH_VERSION_HOURS = 48;
 
@@ -32,14 +33,6 @@ export interface Verdict {
   unjudged: string | null;
 }
 
-const REGISTRY_NAMES: Record<Ecosystem, string> = {
-  npm: 'npm',
-  PyPI: 'PyPI',
-  'crates.io': 'crates.io',
-  Go: 'the Go module proxy',
-  NuGet: 'NuGet',
-};
-
 /** Judges every package at once; `signal` ends whatever is still waiting on a registry. */
 export function assessPackages(
   requests: readonly PackageRequest[],
@@ -57,6 +50,7 @@ async function assessOne(
   const reasons: string[] = [];
   const unjudged: string[] = [];
   const label = `\`${request.name}\``;
+  const registryName = ecosystemById(request.ecosystem).registryName;
 
   const squat = findTyposquat(request.ecosystem, request.name);
   if (squat !== null) reasons.push(describeTyposquat(request.name, squat));
@@ -66,7 +60,7 @@ async function assessOne(
     `facts:${request.ecosystem}:${request.name}:${request.version ?? ''}`,
     () => services.registries[request.ecosystem].lookup(request.name, request.version, signal),
   ).catch((e) => {
-    unjudged.push(`${REGISTRY_NAMES[request.ecosystem]} did not answer (${reasonOf(e, signal)})`);
+    unjudged.push(`${registryName} did not answer (${reasonOf(e, signal)})`);
     return null;
   });
 
@@ -84,11 +78,9 @@ async function assessOne(
   if (facts !== null) {
     const now = services.now().getTime();
     if (!facts.exists && request.customRegistry) {
-      unjudged.push(`it comes from a registry the command names, not ${REGISTRY_NAMES[request.ecosystem]}`);
+      unjudged.push(`it comes from a registry the command names, not ${registryName}`);
     } else if (!facts.exists) {
-      reasons.push(
-        `${label} does not exist on ${REGISTRY_NAMES[request.ecosystem]}: a mistyped or made-up name`,
-      );
+      reasons.push(`${label} does not exist on ${registryName}: a mistyped or made-up name`);
     } else {
       const first = facts.firstPublished;
       if (first !== null && now - first.getTime() < NEW_PACKAGE_DAYS * 86_400_000) {

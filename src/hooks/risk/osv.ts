@@ -1,7 +1,5 @@
 import { badShape, fetchJson, isRecord, joinUrl } from '../ecosystems/fetch.js';
-import { parseSemver } from '../ecosystems/npm/registry.js';
-import { parseNugetVersion } from '../ecosystems/nuget/registry.js';
-import { exactPypiVersion, normalizePypiName } from '../ecosystems/pypi/registry.js';
+import { ecosystemById } from '../ecosystems/index.js';
 import type { Ecosystem, MalwareLookup } from '../types.js';
 
 const REGISTRY = 'OSV';
@@ -10,7 +8,7 @@ const REGISTRY = 'OSV';
 export const OSV_MAX_PAGES = 5;
 
 export interface OsvLookupOptions {
-  /** Contract 3: `SVC_OSV_URL`, `https://api.osv.dev` by default. */
+  /** `SVC_OSV_URL`, `https://api.osv.dev` by default. */
   baseUrl: string;
   fetch?: typeof fetch | undefined;
   maxBytes?: number | undefined;
@@ -18,7 +16,7 @@ export interface OsvLookupOptions {
 }
 
 /**
- * Known malicious packages from OSV (contract 4): `POST {base}/v1/query` with the package and, only
+ * Known malicious packages from OSV: `POST {base}/v1/query` with the package and, only
  * when the request pins one exact version, that version; then every advisory id (or alias) starting
  * `MAL-`, following `next_page_token` for at most `maxPages` pages.
  *
@@ -30,8 +28,9 @@ export function createOsvLookup(options: OsvLookupOptions): MalwareLookup {
   const maxPages = options.maxPages ?? OSV_MAX_PAGES;
   return {
     async maliciousAdvisories(ecosystem, name, version, signal): Promise<string[]> {
+      const osv = ecosystemById(ecosystem).osv;
       const query: Record<string, unknown> = {
-        package: { name: ecosystem === 'PyPI' ? normalizePypiName(name) : name.trim(), ecosystem },
+        package: { name: osv.packageName(name), ecosystem: osv.ecosystem },
       };
       const exact = exactOsvVersion(ecosystem, version);
       if (exact !== null) query.version = exact;
@@ -70,31 +69,10 @@ export function createOsvLookup(options: OsvLookupOptions): MalwareLookup {
 
 /**
  * The version to send OSV: the request's version when it pins exactly one, in the form OSV's data
- * uses; null for none, a range, a tag or a wildcard (then OSV answers for every version).
- *
- * - npm: `1.2.3` (also `=1.2.3`, `v1.2.3`).
- * - PyPI: `==1.0`, `===1.0`, a bare `1.0`.
- * - crates.io: `=1.2.3` or a full `1.2.3` (what `cargo install foo@1.2.3` installs).
- * - Go: a full version, `v` dropped (`v1.2.3` → `1.2.3`, as OSV's Go data spells them).
- * - NuGet: a plain version (`1.2.3`, `1.0.0-beta`).
+ * uses; null for none, a range, a tag or a wildcard (then OSV answers for every version). Each
+ * ecosystem says what an exact version is (`osv.exactVersion` in its descriptor).
  */
 export function exactOsvVersion(ecosystem: Ecosystem, version: string | null): string | null {
   const text = version?.trim() ?? '';
-  if (text === '') return null;
-  switch (ecosystem) {
-    case 'npm': {
-      const v = text.replace(/^=?v?/, '');
-      return parseSemver(v) !== null ? v : null;
-    }
-    case 'PyPI':
-      return exactPypiVersion(text);
-    case 'crates.io': {
-      const v = text.replace(/^=\s*/, '');
-      return /^\d/.test(v) && parseSemver(v) !== null ? v : null;
-    }
-    case 'Go':
-      return /^v\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+incompatible)?$/.test(text) ? text.slice(1) : null;
-    case 'NuGet':
-      return parseNugetVersion(text) !== null ? text : null;
-  }
+  return text === '' ? null : ecosystemById(ecosystem).osv.exactVersion(text);
 }

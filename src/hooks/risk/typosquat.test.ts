@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ECOSYSTEMS, type Ecosystem } from '../types.js';
+import { ECOSYSTEMS } from '../ecosystems/index.js';
+import type { Ecosystem } from '../types.js';
 import {
   describeTyposquat,
   distanceOne,
@@ -123,7 +124,7 @@ describe('findTyposquat against the shipped lists', () => {
   });
 
   it('has a list for every ecosystem', () => {
-    for (const eco of ECOSYSTEMS) expect(popularIndex(eco).size).toBeGreaterThan(100);
+    for (const { id } of ECOSYSTEMS) expect(popularIndex(id).size).toBeGreaterThan(100);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
- * Typosquat detection (contract 4): a package is a likely typosquat when it is not itself popular
+ * Typosquat detection: a package is a likely typosquat when it is not itself popular
  * and its name is one typing mistake away from a popular package's (Damerau-Levenshtein distance
  * one: a character inserted, removed or replaced, or two adjacent ones swapped), differs from it
- * only in separators (`crossenv` / `cross-env`) or npm letter case, drops or fakes an npm scope
- * (`babelcore` / `@babel/core`, `@lodash/lodash` / `lodash`), or moves a Go module to another host.
- * The popular names are the lists in ./popular: npm and PyPI generated from download counts by
- * scripts/build-popularity-lists.ts, crates.io, Go and NuGet curated by hand.
+ * only in separators (`crossenv` / `cross-env`) or npm letter case, or is one of the look-alikes its
+ * ecosystem adds (`names.confusions` in its descriptor: an npm scope dropped or faked, a Go module on
+ * another host). The popular names are each ecosystem's `popular.json`: npm and PyPI generated from
+ * download counts by scripts/build-popularity-lists.ts, crates.io, Go and NuGet curated by hand.
  *
  * Each list is indexed once, on first use (npm: ~0.1 s, ~12 MB). A lookup makes at most
  * 2·len(name) + 1 reads of a deletion index (SymSpell: two names are at distance one only when one
@@ -15,24 +15,23 @@
  * ~1 µs for a squat, ~8 µs for an unknown name (npm names averaging 19 characters).
  *
  * Guards against false positives (measured on every npm package and every PyPI project, see
- * popular/README.md):
- * - a popular name is never a squat, compared in the registry's own normal form (PEP 503 for PyPI,
- *   case-insensitive for NuGet, Go and crates.io, `-` = `_` for crates.io, exact for npm);
+ * docs/popularity-lists.md):
+ * - a popular name is never a squat, compared in the registry's own normal form (`names.normalize`:
+ *   PEP 503 for PyPI, case-insensitive for NuGet, Go and crates.io, `-` = `_` for crates.io), or as
+ *   spelled where names are case-sensitive (npm);
  * - names shorter than MIN_EDIT_LENGTH are not judged by edit distance, and names up to
  *   SHORT_NAME_LENGTH only against the SHORT_TARGET_RANKS most popular (short names collide often);
  * - a digit replaced by a digit, or added at the end, is a version or a fork (`vue2`/`vue3`,
  *   `yaml.v2`/`yaml.v3`, `pngjs3`), not a typo;
- * - a name in the same npm scope, or the same Go namespace (host, or host and owner on a code host),
- *   as its look-alike comes from the same publisher: a typo there is a package that does not exist,
- *   which the registry check reports;
+ * - a name with the same publisher as its look-alike (`names.publisher`: the npm scope, the Go host or
+ *   owner) is not a squat: a typo there is a package that does not exist, which the registry check
+ *   reports;
  * - among several look-alikes the most popular wins.
  */
+import type { ConfusionKind, NameConfusion, NameRules } from '../ecosystems/ecosystem-descriptor.js';
+import { ecosystemById } from '../ecosystems/index.js';
+import { withoutSeparators } from '../ecosystems/without-separators.js';
 import type { Ecosystem } from '../types.js';
-import crates from './popular/crates.json' with { type: 'json' };
-import go from './popular/go.json' with { type: 'json' };
-import npm from './popular/npm.json' with { type: 'json' };
-import nuget from './popular/nuget.json' with { type: 'json' };
-import pypi from './popular/pypi.json' with { type: 'json' };
 
 export type TyposquatKind =
   /** One character inserted, removed or replaced (`expres` / `express`). */
@@ -41,12 +40,10 @@ export type TyposquatKind =
   | 'swap'
   /** Only the separators differ (`crossenv` / `cross-env`). */
   | 'separator'
-  /** An npm scope dropped, added or faked (`babel-core` / `@babel/core`, `@lodash/lodash`). */
-  | 'scope'
-  /** The same Go module path on another host (`gitlab.com/stretchr/testify`). */
-  | 'host'
   /** Only letter case differs from a popular npm name that has capitals (`jsonstream` / `JSONStream`). */
-  | 'case';
+  | 'case'
+  /** A look-alike its ecosystem's naming allows (an npm scope, a Go host). */
+  | ConfusionKind;
 
 export interface Typosquat {
   /** The popular name it looks like, as the list spells it. */
@@ -65,62 +62,9 @@ function editTarget(key: string, rank: number): boolean {
   return key.length > SHORT_NAME_LENGTH || (key.length >= MIN_EDIT_LENGTH && rank < SHORT_TARGET_RANKS);
 }
 
-const LISTS: Record<Ecosystem, { names: string[] }> = {
-  npm,
-  PyPI: pypi,
-  'crates.io': crates,
-  Go: go,
-  NuGet: nuget,
-};
-
-/** Code hosts whose second path element is an owner (an account nobody else can publish under). */
-const OWNER_HOSTS = new Set(['github.com', 'gitlab.com', 'bitbucket.org']);
-
 /** The form under which an ecosystem's registry treats two names as the same package. */
 export function normalizeName(ecosystem: Ecosystem, name: string): string {
-  const n = name.trim();
-  switch (ecosystem) {
-    case 'PyPI':
-      return n.toLowerCase().replace(/[-_.]+/g, '-');
-    case 'crates.io':
-      return n.toLowerCase().replace(/-/g, '_');
-    case 'Go':
-      // A major version suffix is the same module's later line (`/v5`); paths are compared without
-      // case (code hosts ignore it).
-      return n.toLowerCase().replace(/\/v[0-9]+$/, '');
-    case 'NuGet':
-    case 'npm':
-      return n.toLowerCase();
-  }
-}
-
-/** The form without separators (`-`, `_`, `.`). */
-function separatorKey(key: string): string {
-  return key.replace(/[-_.]/g, '');
-}
-
-/** npm: `@scope/name` → [scope, name]; null when unscoped. */
-function splitScope(key: string): [string, string] | null {
-  if (!key.startsWith('@')) return null;
-  const slash = key.indexOf('/');
-  if (slash < 0) return null;
-  return [key.slice(1, slash), key.slice(slash + 1)];
-}
-
-/** Go: the publisher's namespace (host, plus owner on a code host); gopkg.in has none. */
-function goNamespace(key: string): string | null {
-  const parts = key.split('/');
-  const host = parts[0] ?? '';
-  if (host === 'gopkg.in') return null;
-  if (OWNER_HOSTS.has(host)) return parts.length >= 3 ? `${host}/${parts[1]}` : null;
-  return host;
-}
-
-/** Who publishes a name: two names with the same publisher cannot squat each other. */
-function publisher(ecosystem: Ecosystem, key: string): string | null {
-  if (ecosystem === 'npm') return splitScope(key)?.[0] ?? null;
-  if (ecosystem === 'Go') return goNamespace(key);
-  return null;
+  return ecosystemById(ecosystem).names.normalize(name);
 }
 
 /**
@@ -162,7 +106,7 @@ export class PopularIndex {
   private readonly keys: string[];
   /** normal form → rank (the first of equal forms). */
   private readonly rank = new Map<string, number>();
-  /** npm: the exact names (npm names are case-sensitive: `jsonstream` is not `JSONStream`). */
+  /** Case-sensitive ecosystems: the names as spelled (npm: `jsonstream` is not `JSONStream`). */
   private readonly exact = new Set<string>();
   /** form without separators → best rank. */
   private readonly bySeparator = new Map<string, number>();
@@ -174,38 +118,33 @@ export class PopularIndex {
   private readonly byDeletion = new Map<number, number | number[]>();
   /** The hash of every edit target's normal form → its ranks (a key with one character added). */
   private readonly byHash = new Map<number, number | number[]>();
-  /** npm: `scopename` without separators of a popular `@scope/name` → best rank. */
-  private readonly byJoinedScope = new Map<string, number>();
-  /** npm: form without separators of a popular unscoped name → best rank. */
-  private readonly unscopedBySeparator = new Map<string, number>();
-  /** Go: path without its host (at least owner/repo) → best rank. */
-  private readonly byHostlessPath = new Map<string, number>();
+  /** The ecosystem's own look-alikes, each with its index: lookup key → best rank. */
+  private readonly confusions: { confusion: NameConfusion; index: Map<string, number> }[];
+  private readonly rules: NameRules;
 
   constructor(
     readonly ecosystem: Ecosystem,
     names: readonly string[],
   ) {
+    this.rules = ecosystemById(ecosystem).names;
+    this.confusions = (this.rules.confusions ?? []).map((confusion) => ({ confusion, index: new Map() }));
     this.names = [...names];
-    this.keys = this.names.map((n) => normalizeName(ecosystem, n));
+    this.keys = this.names.map((n) => this.rules.normalize(n));
     this.keys.forEach((key, r) => {
-      if (ecosystem === 'npm') this.exact.add(this.names[r] as string);
+      if (this.rules.caseSensitive) this.exact.add(this.names[r] as string);
       if (this.rank.has(key)) return;
       this.rank.set(key, r);
-      setBest(this.bySeparator, separatorKey(key), r);
+      const bare = withoutSeparators(key);
+      setBest(this.bySeparator, bare, r);
       if (editTarget(key, r)) {
         const h = deletionHashes(key);
         addRank(this.byHash, h.full, r);
         addRank(this.byDeletion, h.full, r);
         for (const d of h.deletions) addRank(this.byDeletion, d, r);
       }
-      if (ecosystem === 'npm') {
-        const scoped = splitScope(key);
-        if (scoped) setBest(this.byJoinedScope, separatorKey(scoped[0] + scoped[1]), r);
-        else setBest(this.unscopedBySeparator, separatorKey(key), r);
-      }
-      if (ecosystem === 'Go') {
-        const rest = key.split('/').slice(1);
-        if (rest.length >= 2) setBest(this.byHostlessPath, rest.join('/'), r);
+      for (const { confusion, index } of this.confusions) {
+        const at = confusion.indexKey(key, bare);
+        if (at !== null) setBest(index, at, r);
       }
     });
   }
@@ -215,28 +154,25 @@ export class PopularIndex {
     return this.rank.size;
   }
 
-  /** Whether the name is on the list (after normalization); Go: also a package inside a listed module. */
+  /**
+   * Whether the name is on the list (after normalization, or as spelled where case matters), or is
+   * judged as a form that is (Go: a package inside a listed module).
+   */
   isPopular(name: string): boolean {
-    if (this.ecosystem === 'npm') return this.exact.has(name.trim());
-    const key = normalizeName(this.ecosystem, name);
+    if (this.rules.caseSensitive) return this.exact.has(name.trim());
+    const key = this.rules.normalize(name);
     if (this.rank.has(key)) return true;
-    if (this.ecosystem === 'Go') {
-      const parts = key.split('/');
-      for (let n = parts.length - 1; n >= 2; n--) if (this.rank.has(parts.slice(0, n).join('/'))) return true;
-    }
-    return false;
+    return this.rules.judgedForms?.(key).some((form) => this.rank.has(form)) ?? false;
   }
 
   /** The look-alike of the name on the list, or null when there is none or the name is popular. */
   findTyposquat(name: string): Typosquat | null {
     if (this.isPopular(name)) return null;
-    const key = normalizeName(this.ecosystem, name);
+    const key = this.rules.normalize(name);
     if (key === '') return null;
-    if (this.ecosystem !== 'Go') return this.match(key);
-    // A Go path may name a package inside a module: judge the module path and each parent.
-    const parts = key.split('/');
-    for (let n = parts.length; n >= 2; n--) {
-      const found = this.match(n === parts.length ? key : parts.slice(0, n).join('/'));
+    if (this.rules.judgedForms === undefined) return this.match(key);
+    for (const form of this.rules.judgedForms(key)) {
+      const found = this.match(form);
       if (found) return found;
     }
     return null;
@@ -249,28 +185,15 @@ export class PopularIndex {
     // Same normal form, yet not popular: an npm name in other letter case (`jsonstream`).
     offer(best, this.rank.get(key), 'case');
 
-    const sep = separatorKey(key);
+    const sep = withoutSeparators(key);
     const bySep = this.bySeparator.get(sep);
     if (bySep !== undefined && this.keys[bySep] !== key) offer(best, bySep, 'separator');
 
     this.editMatches(key, best);
 
-    if (this.ecosystem === 'npm') {
-      const scoped = splitScope(key);
-      if (!scoped) {
-        // `babel-core`, `babelcore` for `@babel/core`.
-        offer(best, this.byJoinedScope.get(sep), 'scope');
-      } else {
-        // `@lodash/lodash`: a popular unscoped name under a scope named after it.
-        const bare = separatorKey(scoped[1]);
-        if (separatorKey(scoped[0]) === bare) offer(best, this.unscopedBySeparator.get(bare), 'scope');
-      }
-    }
-
-    if (this.ecosystem === 'Go') {
-      // `gitlab.com/stretchr/testify` for `github.com/stretchr/testify`.
-      const slash = key.indexOf('/');
-      if (key.indexOf('/', slash + 1) > 0) offer(best, this.byHostlessPath.get(key.slice(slash + 1)), 'host');
+    for (const { confusion, index } of this.confusions) {
+      const probe = confusion.probeKey(key, sep);
+      if (probe !== null) offer(best, index.get(probe), confusion.kind);
     }
 
     if (best.rank === Number.POSITIVE_INFINITY) return null;
@@ -284,7 +207,7 @@ export class PopularIndex {
    */
   private editMatches(key: string, best: Best): void {
     if (key.length < MIN_EDIT_LENGTH) return;
-    const own = publisher(this.ecosystem, key);
+    const own = this.rules.publisher?.(key) ?? null;
     const h = deletionHashes(key);
     // The key is an edit target with one character removed (`expres`).
     this.probe(this.byDeletion, h.full, key, own, best);
@@ -314,7 +237,7 @@ export class PopularIndex {
     const target = this.keys[r] as string;
     const how = distanceOne(key, target);
     if (how !== 'edit' && how !== 'swap') return;
-    if (own !== null && own === publisher(this.ecosystem, target)) return;
+    if (own !== null && own === this.rules.publisher?.(target)) return;
     offer(best, r, how);
   }
 }
@@ -382,7 +305,7 @@ const indexes = new Map<Ecosystem, PopularIndex>();
 export function popularIndex(ecosystem: Ecosystem): PopularIndex {
   let index = indexes.get(ecosystem);
   if (!index) {
-    index = new PopularIndex(ecosystem, LISTS[ecosystem].names);
+    index = new PopularIndex(ecosystem, ecosystemById(ecosystem).names.popular.names);
     indexes.set(ecosystem, index);
   }
   return index;

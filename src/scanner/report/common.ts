@@ -1,19 +1,13 @@
+import { RULES } from '../rules/index.js';
 import { isFailing } from '../summary.js';
 import type { Finding, Location, RuleId, ScanResult } from '../types.js';
 
 export { isFailing };
 
-/** Display titles. Kept here rather than imported from rules/ so reports stay a leaf module. */
-export const RULE_TITLES: Readonly<Record<RuleId, string>> = {
-  'cloud-access-key-id': 'Cloud access key ID',
-  'codehost-token': 'Platform A token',
-  'codehost-fine-grained-pat': 'Platform A fine-grained personal access token',
-  'chat-token': 'Chat provider token',
-  'payment-live-key': 'Payment provider live key',
-  'webapi-key': 'Web API key',
-  'private-key': 'Private key',
-  'generic-secret': 'High-entropy secret assigned to a secret-like name',
-};
+/** Each rule's display title, as its rule file spells it. */
+export const RULE_TITLES: Readonly<Record<RuleId, string>> = Object.freeze(
+  Object.fromEntries(RULES.map((rule) => [rule.id, rule.title])) as Record<RuleId, string>,
+);
 
 /** Report order of location classes: the failing class first (not the detection order of types.ts). */
 export const LOCATION_ORDER: readonly Location[] = ['code', 'test', 'example', 'docs'];
@@ -55,7 +49,7 @@ export function sections(findings: readonly Finding[]): Sections {
 export type Verdict = 'fail' | 'incomplete' | 'pass';
 
 /**
- * Human reports derive the verdict from the findings (contract 1) and call out an incomplete scan
+ * Human reports derive the verdict from the findings (a failing finding in code fails) and call out an incomplete scan
  * separately, matching exit code 3: "nothing failed" is not "everything was read".
  */
 export function verdictOf(result: ScanResult): Verdict {

@@ -8,7 +8,7 @@ import { renderText } from './text.js';
 export { RULE_TITLES } from './common.js';
 
 export type ReportFormat = 'text' | 'json' | 'sarif' | 'markdown' | 'gitlab';
-/** `gitlab`: GitLab's secret-detection report, for merge requests (beyond contract 2.1's four). */
+/** `gitlab`: GitLab's secret-detection report, for merge requests (beyond the four formats of the README). */
 export const REPORT_FORMATS: readonly ReportFormat[] = ['text', 'json', 'sarif', 'markdown', 'gitlab'];
 
 export interface ReportOptions {

@@ -2,8 +2,8 @@ import type { Finding, ScanResult } from '../types.js';
 import { sortFindings } from './common.js';
 
 /**
- * Contract 2.2, version 1. Every object is rebuilt field by field (never spread) so the key order is
- * the contract's and nothing outside it leaks out: not `shallow`, not `verificationReason`, and not
+ * The JSON report, version 1. Every object is rebuilt field by field (never spread) so the key order
+ * is the one the golden reports pin (test/fixtures/golden) and nothing outside it leaks out: not `shallow`, not `verificationReason`, and not
  * any stray property a caller may have attached to a finding.
  */
 export function renderJson(result: ScanResult, toolVersion: string): string {

@@ -1,3 +1,4 @@
+import { FINDING_HELP, ruleById } from '../rules/index.js';
 import { type Finding, RULE_IDS, type RuleId, type ScanResult } from '../types.js';
 import {
   isFailing,
@@ -9,32 +10,6 @@ import {
 } from './common.js';
 
 const INFORMATION_URI = 'https://github.com/svc-security/svc';
-
-const RULE_DESCRIPTIONS: Readonly<Record<RuleId, string>> = {
-  'cloud-access-key-id':
-    'A cloud provider access key ID: AKIA or ASIA followed by 16 uppercase letters or digits. ' +
-    'It cannot be checked without the secret half of the key pair, so it is always unchecked.',
-  'codehost-token': 'A platform A token: ghp_, gho_, ghu_, ghs_ or ghr_ followed by 36 characters.',
-  'codehost-fine-grained-pat':
-    'A platform A fine-grained personal access token: codehost_pat_ followed by 82 characters.',
-  'chat-token':
-    'A chat provider token: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- followed by at least 10 characters.',
-  'payment-live-key':
-    'A payment provider live secret or restricted key: sk_live_ or rk_live_ followed by at least 24 characters.',
-  'webapi-key': 'A web API provider key: AIza followed by 35 characters.',
-  'private-key':
-    'A private key block: a -----BEGIN ... PRIVATE KEY----- header whose key type is RSA, EC, DSA, ' +
-    'OPENSSH, PGP or absent. The masked value is the key type.',
-  'generic-secret':
-    'A quoted value of 16 or more characters, with a Shannon entropy of at least 3.5 bits per character, ' +
-    'assigned to a name containing secret, token, password, passwd, api_key or access_key.',
-};
-
-const HELP =
-  'A secret committed to git stays in the history after it is deleted from the files: revoke or rotate ' +
-  'the credential at its provider, then remove it from the code. Only findings in code fail the scan. ' +
-  'If the finding is a false positive, add its ignore line (the fingerprint in the result message) to ' +
-  '.svcignore on the default branch.';
 
 /** SARIF 2.1.0 for GitHub code scanning and other SARIF viewers: one run, one result per finding. */
 export function renderSarif(result: ScanResult, toolVersion: string): string {
@@ -60,14 +35,16 @@ export function renderSarif(result: ScanResult, toolVersion: string): string {
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
+/** The rule's own words (its file under rules/), as a SARIF reporting descriptor. */
 function ruleDescriptor(id: RuleId) {
+  const rule = ruleById(id)!;
   return {
     id,
     // SARIF wants a name that reads as an identifier, distinct from the id: cloud-access-key-id → CloudAccessKeyId.
     name: id.replace(/(^|-)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()),
-    shortDescription: { text: RULE_TITLES[id] },
-    fullDescription: { text: RULE_DESCRIPTIONS[id] },
-    help: { text: HELP },
+    shortDescription: { text: rule.title },
+    fullDescription: { text: rule.description },
+    help: { text: FINDING_HELP },
     defaultConfiguration: { level: 'error' },
     properties: { tags: ['security', 'secret'] },
   };

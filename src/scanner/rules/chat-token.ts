@@ -10,8 +10,10 @@ const REFRESH = 'xoxr' + '-' + BODY;
 export const chatToken: Rule = {
   id: 'chat-token',
   title: 'Chat provider token',
+  description:
+    'A chat provider token: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- followed by at least 10 characters.',
   keywords: ['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-'],
-  // Contract 1: at least 10 of [A-Za-z0-9-], greedy, so the whole run is the token; a token glued to a
+  // At least 10 of [A-Za-z0-9-], greedy, so the whole run is the token; a token glued to a
   // preceding run of that set is part of something else.
   pattern: /(?<![A-Za-z0-9-])(?<secret>xox[abprs]-[A-Za-z0-9-]{10,})/g,
   samples: {

@@ -7,8 +7,12 @@ const STS = 'ASIA' + 'SVCSYNTHETIC0002';
 export const cloudAccessKeyId: Rule = {
   id: 'cloud-access-key-id',
   title: 'Cloud access key ID',
+  description:
+    'A cloud provider access key ID: AKIA or ASIA followed by 16 uppercase letters or digits. ' +
+    'It cannot be checked without the secret half of the key pair, so it is always unchecked.',
+  uncheckable: 'cannot be checked: the secret half of the key pair is needed',
   keywords: ['akia', 'asia'],
-  // Contract 1: [A-Z0-9] is the id's own character set, so a longer run of it is not a key id.
+  // [A-Z0-9] is the id's own character set, so a longer run of it is not a key id.
   pattern: /(?<![A-Z0-9])(?<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Z0-9])/g,
   samples: {
     positives: [

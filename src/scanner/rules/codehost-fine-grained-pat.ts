@@ -8,8 +8,9 @@ const PAT = 'codehost_pat' + '_' + BODY;
 export const codehostFineGrainedPat: Rule = {
   id: 'codehost-fine-grained-pat',
   title: 'Platform A fine-grained personal access token',
+  description: 'A platform A fine-grained personal access token: codehost_pat_ followed by 82 characters.',
   keywords: ['codehost_pat_'],
-  // Contract 1: exactly 82 of [A-Za-z0-9_], and not part of a longer run of that set on either side.
+  // Exactly 82 of [A-Za-z0-9_], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9_])(?<secret>codehost_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/g,
   samples: {
     positives: [

@@ -11,8 +11,9 @@ const SERVER = 'ghs' + '_' + BODY;
 export const codehostToken: Rule = {
   id: 'codehost-token',
   title: 'Platform A token',
+  description: 'A platform A token: ghp_, gho_, ghu_, ghs_ or ghr_ followed by 36 characters.',
   keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
-  // Contract 1: exactly 36 of [A-Za-z0-9], and not part of a longer run of that set on either side.
+  // Exactly 36 of [A-Za-z0-9], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9])(?<secret>gh[pousr]_[A-Za-z0-9]{36})(?![A-Za-z0-9])/g,
   samples: {
     positives: [

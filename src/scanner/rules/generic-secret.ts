@@ -1,7 +1,7 @@
 import { shannonEntropy } from '../detect/entropy.js';
 import type { Rule } from './rule.js';
 
-/** Spec 2.4: below this many bits per character a value reads as a word, not a secret. */
+/** Below this many bits per character a value reads as a word, not a secret. */
 export const MIN_ENTROPY = 3.5;
 
 // Sample values are interpolated, so no line of this file is itself an assignment the rule reports.
@@ -43,7 +43,11 @@ const REFERENCE = /^(?:\$\{[^}]+\}|\$[A-Za-z_][\w]*|%\([^)]+\)[sd]|#\{[^}]+\}|<[
 
 export const genericSecret: Rule = {
   id: 'generic-secret',
-  title: 'High-entropy value assigned to a secret-like name',
+  title: 'High-entropy secret assigned to a secret-like name',
+  description:
+    'A quoted value of 16 or more characters, with a Shannon entropy of at least 3.5 bits per character, ' +
+    'assigned to a name containing secret, token, password, passwd, api_key or access_key.',
+  uncheckable: 'no provider is known for a generic secret',
   keywords: [
     'secret',
     'token',

@@ -8,9 +8,9 @@ import { privateKey } from './private-key.js';
 import type { Rule } from './rule.js';
 import { webapiKey } from './webapi-key.js';
 
-export type { Rule, SecretMatch } from './rule.js';
+export { FINDING_HELP, type Rule, type SecretMatch } from './rule.js';
 
-/** Spec 2.4, in its order (the same as `RULE_IDS`). */
+/** Every rule, in the order of `RULE_IDS` (the order reports list them in). */
 export const RULES: readonly Rule[] = Object.freeze([
   cloudAccessKeyId,
   codehostToken,

@@ -6,13 +6,17 @@ const header = (type: string) => B + type + 'PRIVATE KEY-----';
 
 export const privateKey: Rule = {
   id: 'private-key',
-  title: 'Private key block',
+  title: 'Private key',
+  description:
+    'A private key block: a -----BEGIN ... PRIVATE KEY----- header whose key type is RSA, EC, DSA, ' +
+    'OPENSSH, PGP or absent. The masked value is the key type.',
+  uncheckable: 'no neutral read-only check exists for a private key',
   keywords: ['private key'],
-  // Contract 1: the listed types or none, plus the PGP armour header (`... KEY BLOCK-----`, PGP only).
+  // The listed types or none, plus the PGP armour header (`... KEY BLOCK-----`, PGP only).
   // Case-sensitive: PEM and armour headers are upper case by definition.
   pattern:
     /(?<secret>-----BEGIN (?:(?:(?<type>RSA|EC|DSA|OPENSSH) )?PRIVATE KEY|(?<pgp>PGP) PRIVATE KEY(?: BLOCK)?)-----)/g,
-  // Spec 2.2: the key type from the header stands in for the first four characters.
+  // The masked value: the key type from the header stands in for the first four characters.
   mask: (_secret, match) => match.groups?.type ?? match.groups?.pgp ?? 'PRIVATE KEY',
   samples: {
     positives: [

@@ -1,13 +1,22 @@
 import type { RuleId } from '../types.js';
 
 /**
- * One detection rule (spec 2.4 as read by contract section 1). Rules are data plus their own samples;
- * `rules.test.ts` runs every sample, so adding a rule means adding a file here (docs/adding-a-rule.md).
+ * One detection rule. Rules are data plus their own samples and the words every report shows about
+ * them: this file is their single source (reports, SARIF rule descriptors and the credential checks
+ * read it). `rules.test.ts` runs every sample, so adding a rule means adding a file here
+ * (docs/adding-a-rule.md).
  */
 export interface Rule {
   id: RuleId;
-  /** What the rule finds, for reports ("Cloud access key ID"). */
+  /** What the rule finds, as every report names it ("Cloud access key ID"). */
   title: string;
+  /** What exactly it matches, in a sentence or two (SARIF's `fullDescription`). */
+  description: string;
+  /**
+   * Why a found secret can never be checked against its provider (shown as the finding's
+   * verification reason); absent when `src/verify` has a read-only check for the rule.
+   */
+  uncheckable?: string;
   /**
    * Literal substrings, lowercase, at least one of which appears (case-insensitively) in every line
    * the rule can match. They build the prefilter that keeps the hot loop away from the regexes.
@@ -31,3 +40,10 @@ export interface SecretMatch {
   start: number;
   end: number;
 }
+
+/** What to do about any finding, whatever its rule (SARIF's `help`). */
+export const FINDING_HELP =
+  'A secret committed to git stays in the history after it is deleted from the files: revoke or rotate ' +
+  'the credential at its provider, then remove it from the code. Only findings in code fail the scan. ' +
+  'If the finding is a false positive, add its ignore line (the fingerprint in the result message) to ' +
+  '.svcignore on the default branch.';

@@ -10,7 +10,7 @@ import { RULES, ruleById } from './index.js';
 const KEY_TYPES = ['RSA', 'EC', 'DSA', 'OPENSSH', 'PGP', 'PRIVATE KEY'];
 
 describe('rule set', () => {
-  it('is exactly the eight rules of spec 2.4, in order', () => {
+  it('is exactly the eight rules of RULE_IDS, in order', () => {
     expect(RULES.map((r) => r.id)).toEqual([...RULE_IDS]);
   });
 

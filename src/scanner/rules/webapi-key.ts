@@ -6,9 +6,11 @@ const KEY = 'AI' + 'za' + BODY;
 
 export const webapiKey: Rule = {
   id: 'webapi-key',
-  title: 'Web API provider key',
+  title: 'Web API key',
+  description: 'A web API provider key: AIza followed by 35 characters.',
+  uncheckable: 'no neutral read-only check exists for this provider',
   keywords: ['aiza'],
-  // Contract 1: exactly 35 of [A-Za-z0-9_-], and not part of a longer run of that set on either side.
+  // Exactly 35 of [A-Za-z0-9_-], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9_-])(?<secret>AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])/g,
   samples: {
     positives: [

@@ -1,5 +1,5 @@
 /**
- * The package arguments of `cargo add` (spec 4.3): `crate`, `crate@1.0`, `crate@=1.0.3`. With
+ * The package arguments of `cargo add`: `crate`, `crate@1.0`, `crate@=1.0.3`. With
  * `--git URL` or `--path DIR` the crates come from that source, not from crates.io, and are skipped.
  */
 import {

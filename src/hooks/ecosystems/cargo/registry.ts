@@ -8,7 +8,7 @@ import {
   parseDate,
   type RegistryClientOptions,
 } from '../fetch.js';
-import { maxSatisfying, parseRange, parseSemver } from '../npm/registry.js';
+import { maxSatisfying, parseRange, parseSemver } from '../semver.js';
 
 const REGISTRY = 'crates.io';
 
@@ -16,7 +16,7 @@ const REGISTRY = 'crates.io';
 export const CRATES_USER_AGENT = 'svc-hooks (https://github.com/svc-security/svc)';
 
 /**
- * crates.io (contract 3: `SVC_CRATES_URL`): one `GET {base}/api/v1/crates/{name}`.
+ * crates.io (configured by `SVC_CRATES_URL`): one `GET {base}/api/v1/crates/{name}`.
  *
  * - 404: the crate does not exist.
  * - firstPublished: `crate.created_at`.

@@ -1,5 +1,5 @@
 /**
- * The package arguments of `go get` and `go install` (spec 4.3): `module/path@v1.2.3`,
+ * The package arguments of `go get` and `go install`: `module/path@v1.2.3`,
  * `module/path@latest`, `module/path`. Local packages (`.`, `./...`), standard-library paths,
  * patterns and removals (`@none`) are not registry packages.
  */

@@ -9,7 +9,8 @@ import {
   parseDate,
   type RegistryClientOptions,
 } from '../fetch.js';
-import { compareSemver, parseSemver, type SemVer } from '../npm/registry.js';
+import { compareSemver, parseSemver, type SemVer } from '../semver.js';
+import { OWNER_HOSTS } from './names.js';
 
 const REGISTRY = 'Go module proxy';
 
@@ -20,7 +21,7 @@ const GONE = [404, 410] as const;
 const MAX_MODULE_CANDIDATES = 4;
 
 /**
- * A Go module proxy (GOPROXY protocol; contract 3: `SVC_GOPROXY_URL`). Paths and versions are
+ * A Go module proxy (GOPROXY protocol; configured by `SVC_GOPROXY_URL`). Paths and versions are
  * case-encoded (`!` + lowercase for each capital).
  *
  * - Existence: `{module}/@v/list` and `{module}/@latest`, in parallel; the module exists when either
@@ -78,7 +79,7 @@ export function createGoRegistry(options: RegistryClientOptions): RegistryClient
     if (query === 'latest' || query === 'upgrade' || query === 'patch') {
       target = latest?.version ?? pick(listed, () => true, 'highest');
       resolving = latest !== null ? Promise.resolve(latest) : fetchInfo(module, target, signal);
-    } else if (CANONICAL.test(query)) {
+    } else if (CANONICAL_GO_VERSION.test(query)) {
       target = query;
       resolving = fetchInfo(module, target, signal);
     } else {
@@ -121,7 +122,7 @@ interface GoInfo {
 }
 
 /** A full Go version: semver with the `v`, a pseudo-version, `+incompatible`. */
-const CANONICAL = /^v\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+incompatible)?$/;
+export const CANONICAL_GO_VERSION = /^v\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+incompatible)?$/;
 
 /** GOPROXY case encoding: each capital letter becomes `!` and its lowercase. */
 export function escapeGoPath(path: string): string {
@@ -145,7 +146,7 @@ export function moduleCandidates(path: string): string[] {
   const elements = path.split('/').filter((e) => e !== '');
   if (elements.length === 0) return [];
   const host = elements[0] ?? '';
-  const min = ['github.com', 'gitlab.com', 'bitbucket.org'].includes(host) ? 3 : 2;
+  const min = OWNER_HOSTS.has(host) ? 3 : 2;
   const out: string[] = [];
   for (
     let n = elements.length;
@@ -167,7 +168,7 @@ function parseList(text: string): Listed[] {
   const out: Listed[] = [];
   for (const line of text.split('\n')) {
     const t = line.trim();
-    const v = CANONICAL.test(t) ? parseSemver(t) : null;
+    const v = CANONICAL_GO_VERSION.test(t) ? parseSemver(t) : null;
     if (v !== null) out.push({ text: t, v });
   }
   return out.sort((a, b) => compareSemver(a.v, b.v));

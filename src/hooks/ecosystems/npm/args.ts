@@ -1,7 +1,7 @@
 /**
  * The package arguments of an npm-family install (npm, cnpm, yarn, pnpm, bun): `add|install|i`
- * followed by options and package specs (spec 4.3). Version text is what follows the `@` (contract
- * 2.4); an alias `alias@npm:real@1` names `real`.
+ * followed by options and package specs. Version text is what follows the `@`; an alias
+ * `alias@npm:real@1` names `real`.
  */
 import {
   collect,

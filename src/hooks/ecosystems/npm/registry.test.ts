@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Behavior, FakeRegistries } from '../../../../test/helpers/fake-registries.js';
 import { RegistryUnavailable } from '../../types.js';
 import { createRegistries } from '../index.js';
-import { createNpmRegistry, encodeNpmName, parseRange, resolveNpmVersion } from './registry.js';
+import { createNpmRegistry, encodeNpmName, resolveNpmVersion } from './registry.js';
 
 const DAY = 86_400_000;
 const ago = (ms: number) => new Date(Date.now() - ms);
@@ -169,49 +169,22 @@ describe('npm registry client', () => {
   });
 });
 
-describe('npm version ranges', () => {
-  const versions = [
-    '0.0.1',
-    '0.0.2',
-    '0.1.0',
-    '0.1.4',
-    '1.0.0',
-    '1.2.3',
-    '1.2.9',
-    '1.9.0',
-    '2.0.0-rc.1',
-    '2.0.0',
-  ];
-  const pick = (range: string, latest = '2.0.0') =>
-    resolveNpmVersion(range, versions, new Map([['latest', latest]]));
-
-  it('follows caret, tilde, x-range, hyphen and union rules', () => {
-    expect(pick('^0.0.1')).toBe('0.0.1');
-    expect(pick('^0.1.0')).toBe('0.1.4');
-    expect(pick('^1.2.3')).toBe('1.9.0');
-    expect(pick('~1.2')).toBe('1.2.9');
-    expect(pick('1.2.x')).toBe('1.2.9');
-    expect(pick('1')).toBe('1.9.0');
-    expect(pick('1.0.0 - 1.2.5')).toBe('1.2.3');
-    expect(pick('<1.0.0 || ^1.2.0 <1.5')).toBe('1.2.9');
-    expect(pick('>1.2.9 <2')).toBe('1.9.0');
-    expect(pick('<=1.2')).toBe('1.2.9');
-    expect(pick('>= 1.0.0')).toBe('2.0.0');
-  });
-
-  it('keeps prereleases out unless the range names one of the same version', () => {
-    expect(pick('>=2.0.0-rc.0 <2.0.0')).toBe('2.0.0-rc.1');
-    expect(pick('^1.9.0', '1.9.0')).toBe('1.9.0');
-    expect(resolveNpmVersion('>1.9.0', ['1.9.0', '2.0.0-rc.1'], new Map())).toBeNull();
-  });
+describe('npm version resolution', () => {
+  const versions = ['1.0.0', '1.2.3', '1.9.0', '2.0.0-rc.1', '2.0.0'];
 
   it('prefers the latest tag when it satisfies the range, as npm does', () => {
-    expect(pick('>=1', '1.9.0')).toBe('1.9.0');
+    expect(resolveNpmVersion('>=1', versions, new Map([['latest', '1.9.0']]))).toBe('1.9.0');
   });
 
-  it('rejects text that is not a range', () => {
-    expect(parseRange('not a range!', 'npm')).toBeNull();
-    expect(parseRange('1.2.3, 1.4', 'npm')).toBeNull();
+  it('else takes the highest version in the range, and reads exact versions and dist-tags', () => {
+    const tags = new Map([
+      ['latest', '1.9.0'],
+      ['next', '2.0.0-rc.1'],
+    ]);
+    expect(resolveNpmVersion('^2.0.0-rc.0', versions, tags)).toBe('2.0.0');
+    expect(resolveNpmVersion('v1.2.3', versions, tags)).toBe('1.2.3');
+    expect(resolveNpmVersion('next', versions, tags)).toBe('2.0.0-rc.1');
+    expect(resolveNpmVersion('not a range!', versions, tags)).toBeNull();
   });
 });
 

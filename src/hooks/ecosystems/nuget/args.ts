@@ -1,6 +1,6 @@
 /**
  * The package arguments of `dotnet add [PROJECT] package <ID> [--version <V>]` and of .NET 10's
- * `dotnet package add <ID>[@<V>]` (spec 4.3): the arguments after `package` (resp. `package add`).
+ * `dotnet package add <ID>[@<V>]`: the arguments after `package` (resp. `package add`).
  * dotnet adds one package per command: the first positional is it, the rest is not read.
  */
 import {

@@ -4,7 +4,7 @@ import { badShape, fetchJson, isRecord, joinUrl, notFound, type RegistryClientOp
 const REGISTRY = 'NuGet';
 
 /**
- * NuGet's flat container (contract 3: `SVC_NUGET_URL`, the `PackageBaseAddress/3.0.0` resource):
+ * NuGet's flat container (configured by `SVC_NUGET_URL`, the `PackageBaseAddress/3.0.0` resource):
  * one `GET {base}/{lowercase id}/index.json`.
  *
  * - 404 (or an empty version list): the package does not exist.

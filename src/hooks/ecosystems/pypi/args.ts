@@ -1,7 +1,7 @@
 /**
- * The package arguments of a Python install (pip, pipx, poetry, pdm, uv; spec 4.3): PEP 508
+ * The package arguments of a Python install (pip, pipx, poetry, pdm, uv): PEP 508
  * requirements (`pkg==1.0`, `pkg[extra]>=2,<3`, `pkg @ URL`) and, for poetry and uv, `pkg@^1.2`.
- * The version text is the specifier with its operator, white space removed (contract 2.4).
+ * The version text is the specifier with its operator, white space removed (as `PackageRequest.version` says).
  */
 import {
   collect,

@@ -13,7 +13,7 @@ import {
 const REGISTRY = 'PyPI';
 
 /**
- * PyPI's JSON API (contract 3: `SVC_PYPI_URL`): one `GET {base}/pypi/{normalized name}/json`.
+ * PyPI's JSON API (configured by `SVC_PYPI_URL`): one `GET {base}/pypi/{normalized name}/json`.
  *
  * - 404: the project does not exist. So does a project none of whose releases has a file (nothing to
  *   install).
