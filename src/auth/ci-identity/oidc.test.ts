@@ -123,6 +123,13 @@ describe('refused tokens: a specific reason, never the token', () => {
     await expectRejected(verifierA, await signA({ notBefore: nbf }), 'not yet valid');
   });
 
+  it('issued in the future beyond the tolerance (an hour ahead), but not within it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await expectRejected(verifierA, await signA({ issuedAt: now + 3600, expiresIn: 7200 }), 'not yet valid');
+    await expectRejected(verifierA, await signA({ issuedAt: now + 120 }), 'not yet valid');
+    await expect(verifierA.verify(await signA({ issuedAt: now + 10 }))).resolves.toBeTruthy();
+  });
+
   it('no expiry at all', async () => {
     await expectRejected(verifierA, await signA({ noExpiry: true }), 'malformed token');
   });

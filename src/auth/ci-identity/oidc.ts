@@ -159,8 +159,14 @@ export function createIdentityVerifier(options: IdentityVerifierOptions): Identi
           clockTolerance: clockToleranceSeconds,
           requiredClaims: ['exp'],
         });
+        // jose checks that `iat` is a number but not when it lies: a token issued in the future
+        // (beyond the clock tolerance) was not issued by a working issuer's clock.
+        if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + clockToleranceSeconds) {
+          throw new IdentityError('not yet valid');
+        }
         return payload;
       } catch (e) {
+        if (e instanceof IdentityError) throw e;
         throw new IdentityError(reasonOf(e));
       }
     },

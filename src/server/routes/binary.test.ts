@@ -298,6 +298,21 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('logs at most 200 characters of a self-reported name or a path, whatever a client sends', async () => {
+      const long = `acme/${'x'.repeat(15_000)}`;
+      t.logs.length = 0;
+      await t.request(`${PATH}?repo=${long}&codehostb_project=${long}`, { key: paid });
+      await t.request(`/api/${'y'.repeat(15_000)}`, { key: paid });
+      const lines = t.logs
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes('"msg":"request"'));
+      expect(lines).toHaveLength(2);
+      for (const line of lines) expect(line.length).toBeLessThan(1000);
+      expect(lines[0]).toContain(`repo=${long.slice(0, 200)}...(${long.length} chars)`);
+      expect(lines[1]).toContain(`...(${'/api/'.length + 15_000} chars)`);
+    });
+
     it('keeps API keys and identity tokens out of the logs and the database file', async () => {
       const token = await tokenA({});
       await t.request(`${PATH}?repo=acme/app&token=${token}`, {
