@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Every API key begins with this (spec 2.1). */
+/** Every API key begins with this. */
 export const API_KEY_PREFIX = 'svc_';
 /** Random characters after the prefix: 40 base62 characters are about 238 bits. */
 export const API_KEY_RANDOM_LENGTH = 40;
-/** Random characters a key must carry at least to be worth a lookup (contract 4). */
+/** Random characters a key must carry at least to be worth a lookup. */
 export const API_KEY_MIN_RANDOM_LENGTH = 32;
 /** Characters of a key kept in clear to name it in the dashboard: `svc_` + 8. */
 export const API_KEY_DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;

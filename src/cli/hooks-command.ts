@@ -5,7 +5,7 @@ import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 
 export const HOOKS_HELP = `Usage: svc hooks config --agent a|b --key KEY [--base-url URL] [--windows]
 
-Prints the hook configuration for a coding agent (spec 4.3). It holds your key: put it in your
+Prints the hook configuration for a coding agent. It holds your key: put it in your
 user-level settings, not a repository.
   --agent a   agent A (Cursor): ~/.cursor/hooks.json
   --agent b   agent B (Claude Code): the "hooks" of ~/.claude/settings.json

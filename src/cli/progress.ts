@@ -1,5 +1,5 @@
 /**
- * Progress on stderr, only while stderr is a terminal (contract 2.1): one line rewritten in place,
+ * Progress on stderr, only while stderr is a terminal: one line rewritten in place,
  * at most ten times a second.
  */
 export function terminalProgress(stderr: NodeJS.WritableStream & { isTTY?: boolean }) {

@@ -4,7 +4,7 @@ import { ConfigError } from './config-error.js';
 export { ConfigError };
 
 /**
- * The environment (contract section 3), parsed once at the edge into a frozen object. Library code
+ * The environment (README: "Configuration"), parsed once at the edge into a frozen object. Library code
  * takes what it needs as options and never reads process.env.
  */
 const url = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
@@ -63,7 +63,7 @@ export interface Config {
   };
   registries: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
   monthlyCiRuns: { free: number; paid: number };
-  /** Spec 8 per-IP limits per minute; raised only for load tests. */
+  /** Per-IP limits per minute (300 API, 20 sign-in, 5 scan starts); raised only for load tests. */
   rateLimits: { api: number; auth: number; scanStart: number };
 }
 

@@ -18,7 +18,7 @@ async function statuses(
   return out;
 }
 
-describe('rate limits (spec 8), in memory', () => {
+describe('rate limits per client IP per minute, in memory', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {

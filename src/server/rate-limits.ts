@@ -6,7 +6,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 
-/** Spec 8: requests per client IP per minute, by scope. */
+/** Requests per client IP per minute, by scope (README: "The service"). */
 export const RATE_LIMITS = { api: 300, auth: 20, scanStart: 5 } as const;
 export type RateScope = keyof typeof RATE_LIMITS;
 
@@ -54,7 +54,7 @@ export function createRateLimiters(
 }
 
 /**
- * The limits a request counts against (spec 8): none for health checks and pages, `auth` for
+ * The limits a request counts against: none for health checks and pages, `auth` for
  * sign-in, `api` for API, MCP and hook requests, and starting a dashboard scan also against its own.
  */
 export function scopesOf(method: string, path: string): RateScope[] {

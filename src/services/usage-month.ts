@@ -1,4 +1,4 @@
-/** Monthly plan limits run on calendar months in UTC (contract 4). */
+/** Monthly plan limits run on calendar months in UTC. */
 export function usageMonth(at: Date): { key: string; secondsToNext: number } {
   const next = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
   return {

@@ -4,7 +4,7 @@ import type { CheckContext } from './check.js';
 import { callProvider, describeFailure, isResponse, undecided } from './http.js';
 import { active, revoked, unchecked } from './outcome.js';
 
-/** Spec 3: the `error` values of `auth.test` that mean the token no longer works. */
+/** The `error` values of `auth.test` that mean the token no longer works. */
 export const REVOKED_ERRORS = new Set([
   'invalid_auth',
   'token_revoked',
@@ -13,7 +13,7 @@ export const REVOKED_ERRORS = new Set([
   'not_authed',
 ]);
 
-/** Spec 3: `POST {chat_api_url}/api/auth.test`; `ok: true` active, a revoked error value revoked. */
+/** `POST {chat_api_url}/api/auth.test`; `ok: true` active, a revoked error value revoked. */
 export async function checkChatToken(token: string, ctx: CheckContext): Promise<VerificationResult> {
   const response = await callProvider({
     baseUrl: ctx.urls.chatApiUrl,

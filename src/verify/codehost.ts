@@ -4,7 +4,7 @@ import type { CheckContext } from './check.js';
 import { callProvider, isResponse, undecided } from './http.js';
 import { active, revoked } from './outcome.js';
 
-/** Spec 3: `GET {codehost_api_url}/rate_limit`; 2xx or 403 active, 401 revoked. */
+/** `GET {codehost_api_url}/rate_limit`; 2xx or 403 active, 401 revoked. */
 export async function checkCodehostToken(token: string, ctx: CheckContext): Promise<VerificationResult> {
   const response = await callProvider({
     baseUrl: ctx.urls.codehostApiUrl,

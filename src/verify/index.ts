@@ -1,4 +1,4 @@
-/** Credential checks (spec 3): is a found secret still live? */
+/** Credential checks: is a found secret still live? (README: "Is it still live?") */
 export type { ProviderUrls } from './check.js';
 export {
   CHECK_CONCURRENCY,

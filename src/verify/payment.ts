@@ -4,7 +4,7 @@ import type { CheckContext } from './check.js';
 import { callProvider, isResponse, undecided } from './http.js';
 import { active, revoked } from './outcome.js';
 
-/** Spec 3: `GET {payment_api_url}/v1/balance`; 2xx or 403 (a restricted key) active, 401 revoked. */
+/** `GET {payment_api_url}/v1/balance`; 2xx or 403 (a restricted key) active, 401 revoked. */
 export async function checkPaymentKey(key: string, ctx: CheckContext): Promise<VerificationResult> {
   const response = await callProvider({
     baseUrl: ctx.urls.paymentApiUrl,

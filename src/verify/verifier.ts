@@ -3,7 +3,7 @@ import type { Check, ProviderUrls } from './check.js';
 import { unchecked } from './outcome.js';
 import { CHECKS } from './provider.js';
 
-/** Spec 3 and 8: each check's timeout, and how many distinct credentials a scan checks. */
+/** Each check's timeout, and how many distinct credentials a scan checks (README: "Is it still live?"). */
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 export const MAX_CREDENTIALS_PER_SCAN = 25;
 /** A small bound: enough to finish 25 answering checks in about one round trip's time. */

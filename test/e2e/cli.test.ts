@@ -64,7 +64,7 @@ describe('svc scan', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('writes each format to --output, and JSON matches contract 2.2', () => {
+  it('writes each format to --output, and JSON has the documented shape', () => {
     for (const format of ['text', 'json', 'sarif', 'markdown']) {
       const file = join(out, `report.${format}`);
       const r = svc(['scan', repo.dir, '--no-verify', '--format', format, '--output', file]);

@@ -158,7 +158,7 @@ describe('svc hooks config', () => {
 });
 
 describe('svc check-command', () => {
-  it('--json: the decision and every package in order, as contract 2.4', async () => {
+  it('--json: the decision and every package in order, in the documented shape', async () => {
     const r = await runSvc(
       [
         'check-command',

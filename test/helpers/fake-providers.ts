@@ -20,7 +20,7 @@ export interface RecordedRequest {
 }
 
 /**
- * One real HTTP server on 127.0.0.1 that plays the three credential providers of spec 3 under the
+ * One real HTTP server on 127.0.0.1 that plays the three credential providers (codehost, payment, chat) under the
  * prefixes /codehost, /payment and /chat (a prefix also proves base paths like GHE's /api/v3 are kept).
  * It answers by the credential in the Authorization header, and records every request.
  */
@@ -38,7 +38,7 @@ export class FakeProviders {
     return fake;
   }
 
-  /** The provider URLs to configure (contract 3), as the verifier and the CLI take them. */
+  /** The provider URLs to configure (SVC_*_API_URL), as the verifier and the CLI take them. */
   get urls() {
     return {
       codehostApiUrl: `${this.base}/codehost`,

@@ -122,7 +122,7 @@ export class FakeRegistries {
     };
   }
 
-  /** Contract 3's variables pointing at the fake. */
+  /** The SVC_*_URL variables pointing at the fake. */
   get env(): Record<string, string> {
     const u = this.urls;
     return {

@@ -190,7 +190,7 @@ export function emptyResult(): ScanResult {
   return scanResult({ repository: '.', defaultBranch: null, commitsScanned: 0, findings: [] });
 }
 
-/** Contract 2.2: the JSON report's top-level keys, in order. */
+/** The JSON report's top-level keys, in order (as src/scanner/report/json.ts writes them). */
 export const CONTRACT_REPORT_KEYS = [
   'version',
   'tool',

@@ -30,7 +30,7 @@ export type IdentityReason =
   | 'malformed project claim';
 
 /**
- * A refused identity token (spec 5.2: the answer is 401). The message is the reason alone. The jose
+ * A refused identity token (the binary endpoint answers 401). The message is the reason alone. The jose
  * error is deliberately not kept as `cause`: jose's claim errors carry the whole claims set, which must
  * not reach a log through an error serializer.
  */
@@ -45,13 +45,13 @@ export class IdentityError extends Error {
 export type IdentityClaims = JWTPayload;
 
 export interface IdentityVerifierOptions {
-  /** The issuer the `iss` claim must equal exactly (contract 3: `SVC_OIDC_A_ISSUER` / `SVC_OIDC_B_ISSUER`). */
+  /** The issuer the `iss` claim must equal exactly (`SVC_OIDC_A_ISSUER` / `SVC_OIDC_B_ISSUER`). */
   issuer: string;
   /** Where the issuer publishes its signing keys (a JWKS). */
   jwksUrl: string;
-  /** The `aud` the token must carry (spec 4.1: `svc`). */
+  /** The `aud` the token must carry: `svc`. */
   audience?: string;
-  /** Leeway for `exp`, `nbf` and `iat` against clocks that drift (contract 4: 30 s). */
+  /** Leeway for `exp`, `nbf` and `iat` against clocks that drift: 30 s. */
   clockToleranceSeconds?: number;
   /** How long one JWKS fetch may take. Default 5000 ms. */
   fetchTimeoutMs?: number;
@@ -86,7 +86,7 @@ const ALGORITHM = 'RS256';
 class KeysUnavailable extends Error {}
 
 /**
- * A verifier of one issuer's CI identity tokens (spec 4.1, 5.3; contract 4): RS256 only, `iss` pinned,
+ * A verifier of one issuer's CI identity tokens: RS256 only, `iss` pinned,
  * `aud` checked, `exp` required, 30 s clock tolerance. The issuer's JWKS is fetched on first use, kept
  * and refreshed by jose; an unknown `kid` refetches it at most once per cooldown (key rotation).
  */

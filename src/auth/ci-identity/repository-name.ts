@@ -1,5 +1,5 @@
 /**
- * Self-reported repositories of `GET /api/action/binary` (spec 4.1, mechanisms 3 and 4):
+ * Self-reported repositories of `GET /api/action/binary` (`codehostb_project=` and `repo=`, paid plans):
  * `repo=<owner>/<name>` for platform A and `codehostb_project=<group>/<project>` for platform B.
  *
  * The value is validated, not resolved: it names a repository by the platform's own rules, and the

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { tooManyRequests } from '../errors.js';
 import { RATE_LIMITS, type RateLimiters, scopesOf } from '../rate-limits.js';
 
-/** Spec 8: counts every request against its scopes' per-IP limits before any other work. */
+/** Counts every request against its scopes' per-IP limits before any other work. */
 export function rateLimit(
   limiters: RateLimiters,
   ipOf: (c: Context) => string,
@@ -24,7 +24,7 @@ export function rateLimit(
         continue;
       }
       if (!decision.allowed && c.req.path.startsWith('/api/hooks/')) {
-        // Hooks fail open (spec 7.2): the route answers allow and says why.
+        // Hooks fail open (never block a command): the route answers allow and says why.
         c.set('rateLimitedFor', decision.retryAfterSeconds);
       } else if (!decision.allowed) {
         throw tooManyRequests(

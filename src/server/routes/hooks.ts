@@ -22,7 +22,7 @@ export type HookVariables = { rateLimitedFor?: number };
 type HookBindings = { incoming?: unknown };
 
 /**
- * POST /api/hooks/agent-a and /api/hooks/agent-b (spec 4.3, 7.2). Never in the way: every failure
+ * POST /api/hooks/agent-a and /api/hooks/agent-b (README: "Guarding coding agents"). Never in the way: every failure
  * (a wrong key, a malformed or oversized body, a rate limit, an error of ours) answers allow, in the
  * agent's own format, with a message saying the command was not checked and why.
  */

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { identity } from './001-initial.js';
 
 /**
- * Agent hooks (spec 4.3, contract 4): the decisions on install commands (the parsed packages and the
+ * Agent hooks: the decisions on install commands (the parsed packages and the
  * reasons, never the command line), and registry answers cached for every instance to share.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
