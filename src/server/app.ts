@@ -11,6 +11,7 @@ import { requestLog } from './middleware/request-log.js';
 import { accountRoute } from './routes/account.js';
 import { binaryRoute } from './routes/binary.js';
 import { type HookVariables, hooksRoute } from './routes/hooks.js';
+import { integrationsRoute } from './routes/integrations.js';
 
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps) {
       ? c.json({ status: 'ok', version: VERSION, database: 'reachable' })
       : c.json({ status: 'unavailable', version: VERSION, database: 'unreachable' }, 503);
   });
+  app.route('/', integrationsRoute(deps));
   // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
   app.use('/api/*', except('/api/hooks/*', auth));
   app.route('/api/hooks', hooksRoute(deps));

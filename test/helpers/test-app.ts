@@ -25,6 +25,8 @@ export interface TestAppOptions {
   rateLimits?: Partial<Record<RateScope, number>>;
   redis?: Redis;
   trustProxy?: number;
+  /** SVC_BASE_URL: what links and served CI files name the service as. */
+  baseUrl?: string;
   now?: () => Date;
   /** Package registries and OSV for the hooks (e.g. FakeRegistries' urls); default: a closed port. */
   registries?: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
@@ -66,6 +68,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
   // The configuration a deployment would have, parsed by the real loader.
   const config = loadConfig({
     SVC_DATABASE_URL: db.url,
+    ...(options.baseUrl === undefined ? {} : { SVC_BASE_URL: options.baseUrl }),
     SVC_BINARY_PATH: options.binaryFile ?? binaryPath,
     SVC_TRUST_PROXY: String(options.trustProxy ?? 0),
     SVC_FREE_MONTHLY_CI_RUNS: String(options.monthlyCiRuns?.free ?? 200),
