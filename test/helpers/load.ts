@@ -47,6 +47,14 @@ export function startLoad(base: string, requests: LoadRequest[], connections: nu
     samples,
     /** Requests sent and answered within [from, to). */
     between: (from: number, to: number) => samples.filter((s) => s.startedAt >= from && s.finishedAt < to),
+    /**
+     * Waits until `count` requests sent at or after `from` were answered (at most `maxMs`): phases
+     * of a test are measured in requests, so a loaded machine slows them down instead of thinning them.
+     */
+    async answeredSince(from: number, count: number, maxMs = 20_000) {
+      const until = Date.now() + maxMs;
+      while (Date.now() < until && samples.filter((s) => s.startedAt >= from).length < count) await sleep(25);
+    },
     async stop() {
       running = false;
       await Promise.all(loops);
