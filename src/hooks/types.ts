@@ -14,8 +14,8 @@ export interface PackageRequest {
   name: string;
   /**
    * The version text the user gave, or null: after `@` for npm, cargo and go (`^1.2`, `v1.2.3`,
-   * `latest`), the PEP 440 specifier with its operator for Python tools (`==1.0`, `>=1,<2`), the
-   * `--version` value for dotnet.
+   * `latest`; for npm, the `--tag` value when the spec names no version), the PEP 440 specifier with
+   * its operator for Python tools (`==1.0`, `>=1,<2`), the `--version` value for dotnet.
    */
   version: string | null;
   /**

@@ -17,6 +17,11 @@ describe('logicalLines', () => {
     ['echo `npm i x`', ['echo  $( npm i x ) ']],
     ['echo "`npm i x`"', ['echo "`npm i x`"']],
     ["echo $'a\\'b\n' c", ["echo $'a\\'b\n' c"]],
+    ["cat <<'EOF' > f\nnpm i x\nEOF\nls", ["cat << 'EOF' > f", 'ls']],
+    ['a <<-\tEOF\n\tbody\n\tEOF\nb', ['a <<- EOF', 'b']],
+    ['a <<"E\\"F"\nbody\nE"F\nb', ['a << "E\\"F"', 'b']],
+    ['a <<x <<y\n1\nx\n2\ny\nb', ['a << x << y', 'b']],
+    ['a <<< w\nb', ['a <<< w', 'b']],
     ['\n\n  \n', []],
   ])('%j', (text, lines) => {
     expect(logicalLines(text)).toEqual(lines);

@@ -7,8 +7,9 @@
  *
  * `$VAR` is kept as typed (the hook does not know the agent's environment). A command substitution
  * `$(...)` or backquotes outside double quotes is read as a command of its own; inside double quotes
- * it stays text. The body of a here-document is read as commands: it is most often a script that a
- * shell will run (`cat > setup.sh <<EOF`), so reading it errs on the side of checking.
+ * it stays text. The body of a here-document (`<<WORD`, `<<'WORD'`, `<<"WORD"`, `<<-WORD`) is data,
+ * not commands, as it is to the shell: it is dropped, up to its terminator line, and the command that
+ * introduced it still counts. A here-string (`<<< word`) is one word of data, dropped likewise.
  */
 import { type ParseEntry, parse } from 'shell-quote';
 
@@ -25,6 +26,60 @@ function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= '0' && c <= '9';
 }
 
+interface HereDoc {
+  /** The terminator line, quotes and backslashes removed as the shell removes them. */
+  delimiter: string;
+  /** `<<-`: leading tabs are stripped from the body lines and the terminator. */
+  stripTabs: boolean;
+}
+
+/**
+ * The here-document word at `from` (after `<<` or `<<-` and any blanks): its raw text as typed and the
+ * terminator it names, or null when no word follows.
+ */
+function hereDocWord(s: string, from: number): { end: number; delimiter: string } | null {
+  let i = from;
+  let delimiter = '';
+  while (i < s.length && !isBlank(s[i]!) && !OPERATOR_CHARS.has(s[i]!)) {
+    const c = s[i]!;
+    if (c === "'") {
+      const close = s.indexOf(c, i + 1);
+      const end = close === -1 ? s.length : close;
+      delimiter += s.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === '"') {
+      // Inside double quotes a backslash escapes only `$`, a backquote, `"`, `\` and a newline.
+      for (i++; i < s.length && s[i] !== '"'; i++) {
+        if (s[i] === '\\' && '$`"\\\n'.includes(s[i + 1] ?? 'x')) i++;
+        delimiter += s[i] ?? '';
+      }
+      i++;
+    } else if (c === '\\' && i + 1 < s.length) {
+      delimiter += s[i + 1];
+      i += 2;
+    } else {
+      delimiter += c;
+      i++;
+    }
+  }
+  return i === from ? null : { end: Math.min(i, s.length), delimiter };
+}
+
+/** Where the body of each pending here-document ends, read from `from` (the start of the next line). */
+function skipHereDocBodies(s: string, from: number, pending: readonly HereDoc[]): number {
+  let at = from;
+  for (const doc of pending) {
+    while (at < s.length) {
+      const newline = s.indexOf('\n', at);
+      const end = newline === -1 ? s.length : newline;
+      const line = s.slice(at, end);
+      at = end + 1;
+      if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) === doc.delimiter) break;
+    }
+  }
+  return at;
+}
+
 /**
  * Splits the text into logical lines on newlines outside quotes, and rewrites each so `shell-quote`
  * reads it the way a POSIX shell would (see the module comment).
@@ -36,6 +91,9 @@ export function logicalLines(text: string): string[] {
   let state: 'none' | 'single' | 'double' | 'ansi' = 'none';
   let wordStart = true;
   let inBackquote = false;
+  // Open parentheses of an arithmetic expansion `$(( ))` / `(( ))`, where `<<` is a shift.
+  let arithmetic = 0;
+  let hereDocs: HereDoc[] = [];
   const n = s.length;
   for (let i = 0; i < n; i++) {
     const c = s[i]!;
@@ -100,7 +158,37 @@ export function logicalLines(text: string): string[] {
       out = '';
       wordStart = true;
       inBackquote = false;
+      if (hereDocs.length > 0) {
+        i = skipHereDocBodies(s, i + 1, hereDocs) - 1;
+        hereDocs = [];
+      }
       continue;
+    } else if (c === '<' && s[i + 1] === '<' && arithmetic === 0) {
+      if (s[i + 2] === '<') {
+        out += '<<<'; // a here-string: its word is dropped as a redirection target
+        i += 2;
+        wordStart = true;
+        continue;
+      }
+      const stripTabs = s[i + 2] === '-';
+      const op = stripTabs ? '<<-' : '<<';
+      let j = i + op.length;
+      while (s[j] === ' ' || s[j] === '\t') j++;
+      const word = hereDocWord(s, j);
+      out += op;
+      i += op.length - 1;
+      wordStart = true;
+      if (word !== null) {
+        hereDocs.push({ delimiter: word.delimiter, stripTabs });
+        out += ` ${s.slice(j, word.end)}`;
+        i = word.end - 1;
+        wordStart = false;
+      }
+      continue;
+    } else if (c === '(' && (arithmetic > 0 || (s[i + 1] === '(' && (wordStart || s[i - 1] === '$')))) {
+      arithmetic++;
+    } else if (c === ')' && arithmetic > 0) {
+      arithmetic--;
     } else if (c === '#') {
       if (wordStart) {
         const end = s.indexOf('\n', i);

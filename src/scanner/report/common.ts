@@ -1,3 +1,4 @@
+import { escapeUnprintable } from '../ignore-line.js';
 import { RULES } from '../rules/index.js';
 import { isFailing } from '../summary.js';
 import type { Finding, Location, RuleId, ScanResult } from '../types.js';
@@ -83,10 +84,7 @@ export function statusLabel(f: Finding): string {
  * terminal nor break a table row nor reorder what a reviewer reads.
  */
 export function visible(s: string): string {
-  return s.replace(
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return escapeUnprintable(s);
 }
 
 export function countByLocation(findings: readonly Finding[]): string {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ignoreLineOf } from '../ignore-line.js';
 import { isFailing } from '../summary.js';
 import type { Finding, ScanResult } from '../types.js';
 import { RULE_TITLES, sortFindings } from './common.js';
@@ -43,7 +44,7 @@ function vulnerability(f: Finding) {
     name: RULE_TITLES[f.ruleId],
     description:
       `${RULE_TITLES[f.ruleId]} (${f.maskedValue}) committed in ${f.commit.slice(0, 12)}, location class ` +
-      `${f.location}.${status} To accept it, add this line to .svcignore on the default branch: ${f.fingerprint}`,
+      `${f.location}.${status} To accept it, add this line to .svcignore on the default branch: ${ignoreLineOf(f.fingerprint)}`,
     severity: isFailing(f) ? 'Critical' : 'Low',
     location: {
       file: f.path,

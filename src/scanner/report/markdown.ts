@@ -1,3 +1,4 @@
+import { ignoreLineOf } from '../ignore-line.js';
 import type { Finding, ScanResult } from '../types.js';
 import {
   IGNORE_HINT,
@@ -63,7 +64,7 @@ function table(findings: readonly Finding[], withLocation: boolean): string[] {
       code(shortCommit(f.commit)),
       code(f.maskedValue),
       statusCell(f),
-      code(f.fingerprint),
+      code(ignoreLineOf(f.fingerprint)),
     ];
     if (withLocation) cells.unshift(f.location);
     return `| ${cells.join(' | ')} |`;

@@ -1,3 +1,4 @@
+import { ignoreLineOf } from '../ignore-line.js';
 import type { Finding, ScanResult } from '../types.js';
 import {
   countByLocation,
@@ -72,7 +73,7 @@ function block(f: Finding, paint: Paint): string[] {
     `    ${visible(f.path)}:${f.line}`,
     paint('dim', `    commit ${shortCommit(f.commit)} by ${visible(f.author)} on ${dayOf(f.date)}`),
     `    secret ${visible(f.maskedValue)}`,
-    `    ignore: ${visible(f.fingerprint)}`,
+    `    ignore: ${ignoreLineOf(f.fingerprint)}`,
   ];
 }
 
@@ -83,7 +84,7 @@ function otherLine(f: Finding, paint: Paint): string {
     f.ignored ? `  ${paint('dim', 'ignored')}` : '',
   ].join('');
   const where = `[${f.location}] ${visible(f.path)}:${f.line}`;
-  return `  ${where}  ${f.ruleId}  ${visible(f.maskedValue)}${marks}  ${paint('dim', `ignore: ${visible(f.fingerprint)}`)}`;
+  return `  ${where}  ${f.ruleId}  ${visible(f.maskedValue)}${marks}  ${paint('dim', `ignore: ${ignoreLineOf(f.fingerprint)}`)}`;
 }
 
 function warningLines(result: ScanResult, paint: Paint): string[] {

@@ -182,6 +182,24 @@ describe('agent B (PreToolUse, Bash)', () => {
     expect((await hookB('ls -la')).body.hookSpecificOutput.permissionDecision).toBe('allow');
   });
 
+  it("does not judge a here-document's body, but judges the commands around it", async () => {
+    const script = "cat <<'EOF' > setup.sh\nnpm install evil-pkg\nEOF";
+    expect((await hookB(script)).body.hookSpecificOutput).toEqual({
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: 'svc: not a package install',
+    });
+    const chained = await hookB(
+      `${script.replace('> setup.sh', '> setup.sh && npm i lodash')}\nbash setup.sh`,
+    );
+    expect(chained.body.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'allow',
+      permissionDecisionReason: 'svc: checked `lodash`: nothing risky found',
+    });
+    const after = await hookB(`${script}\nnpm i evil-pkg`);
+    expect(after.body.hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
   it('allows tools other than Bash', async () => {
     const r = await hookB('npm i evil-pkg', { tool: 'Write' });
     expect(r.body.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });

@@ -63,6 +63,17 @@ describe('packagesFromArgs (npm family)', () => {
     expect(packagesFromArgs(['--', 'x', '-y']).skipped).toEqual([{ spec: '-y', why: 'not a package name' }]);
   });
 
+  it.each([
+    [['--tag', 'beta', 'my-lib'], [], 'npm', ['beta']],
+    [['--tag=beta', 'my-lib', 'other@1.2.3'], [], 'npm', ['beta', '1.2.3']],
+    [['my-lib'], ['--tag', 'beta'], 'npm', ['beta']],
+    [['--tag', 'beta'], [], 'npm', []],
+    [['--tag=beta', 'my-lib'], [], 'yarn', [null]], // npm's option only
+  ] as const)('npm --tag: %j after %j with %s gives versions %j', (args, leading, tool, versions) => {
+    const { installs } = packagesFromArgs(args, tool, leading);
+    expect(installs.map((r) => r.version)).toEqual(versions);
+  });
+
   it('keeps the order of packages and skipped specs', () => {
     expect(packagesFromArgs(['a', './b', 'c@2'])).toEqual({
       installs: [

@@ -182,11 +182,25 @@ export function readNpmSpec(spec: string): SpecReading {
   return readNameAndRange(raw, true);
 }
 
-/** The packages named by the arguments after `install`/`add` (options skipped with their values). */
-export function packagesFromArgs(args: readonly string[], tool: NpmTool = 'npm'): PackageArgs {
+/**
+ * The packages named by the arguments after `install`/`add` (options skipped with their values).
+ * `leading` are the options before the subcommand (`npm --tag beta install x`). npm's `--tag` is the
+ * dist-tag installed for a package named without a version, so it is that package's version as the
+ * user gave it; a version in the spec (`x@1.2.3`) wins.
+ */
+export function packagesFromArgs(
+  args: readonly string[],
+  tool: NpmTool = 'npm',
+  leading: readonly string[] = [],
+): PackageArgs {
   const result: PackageArgs = { installs: [], skipped: [] };
-  for (const arg of scanArgs(args, SPECS[tool])) {
+  let tag: string | null = null;
+  for (const arg of [...scanArgs(leading, SPECS[tool]), ...scanArgs(args, SPECS[tool])]) {
     if (arg.kind === 'positional') collect(result, arg.value, readNpmSpec(arg.value));
+    else if (tool === 'npm' && arg.name === '--tag' && arg.value) tag = arg.value;
+  }
+  if (tag !== null) {
+    for (const request of result.installs) request.version ??= tag;
   }
   return result;
 }

@@ -40,7 +40,7 @@ function readNpmFamily(tool: NpmTool, args: string[]): PackageArgs | null {
     const at = firstPositional(rest, spec);
     if (at === -1) return null; // bare `yarn`, `npm --version`
     const sub = rest[at]!;
-    if (INSTALL_SETS[tool].has(sub)) return packagesFromArgs(rest.slice(at + 1), tool);
+    if (INSTALL_SETS[tool].has(sub)) return packagesFromArgs(rest.slice(at + 1), tool, rest.slice(0, at));
     if (tool === 'npm' && LOCKFILE.has(sub)) return NOTHING_NAMED;
     if (tool === 'yarn' && sub === 'global') {
       rest = rest.slice(at + 1); // `yarn global add x`
