@@ -370,7 +370,17 @@ const lines: Row[] = [
   ['curl -fsSL https://bun.sh/install | bash', N],
   // A here-document's body is data; the commands around it still count.
   ["cat <<'EOF' > setup.sh\nnpm install foo\nEOF", N],
-  ["cat > setup.sh <<'EOF'\nnpm i left-pad\nEOF\nbash setup.sh", N],
+  ["cat > setup.sh <<'EOF'\nnpm i left-pad\nEOF\necho written", N],
+  // ...unless a shell runs it: fed to a shell, or written to a script the same line runs.
+  ["cat > setup.sh <<'EOF'\nnpm i left-pad\nEOF\nbash setup.sh", I, ['npm left-pad -']],
+  ["cat >setup.sh <<'EOF' && chmod +x setup.sh && ./setup.sh\nnpm i left-pad\nEOF", I, ['npm left-pad -']],
+  ["cat > /tmp/s.sh <<'EOF'\npip install requests\nEOF\nsource /tmp/s.sh", I, ['PyPI requests -']],
+  ["bash <<'EOF'\nnpm i left-pad\nEOF", I, ['npm left-pad -']],
+  ['cat <<EOF | sudo sh\nnpm i left-pad\nEOF', I, ['npm left-pad -']],
+  ["ssh build-host <<'EOF'\npip install requests\nEOF", I, ['PyPI requests -']],
+  ["docker exec -i app /bin/sh <<'EOF'\nnpm i left-pad\nEOF", I, ['npm left-pad -']],
+  ["python3 <<'EOF'\nimport os\nos.system('npm i x')\nEOF", N],
+  ["bash -c 'echo hi' <<'EOF'\nnpm i body-pkg\nEOF", N],
   ['cat <<EOF > f && npm i real-pkg\nnpm i body-pkg\nEOF', I, ['npm real-pkg -']],
   ['cat <<EOF\nnpm i body-pkg\nEOF\nnpm i after-pkg', I, ['npm after-pkg -']],
   ['cat <<"EOF"\nnpm i body-pkg\nEOF\nnpm i after-pkg', I, ['npm after-pkg -']],

@@ -65,6 +65,30 @@ function hereDocWord(s: string, from: number): { end: number; delimiter: string 
   return i === from ? null : { end: Math.min(i, s.length), delimiter };
 }
 
+/**
+ * Whether a line that opens a here-document hands it to a shell as its script (`bash <<EOF`,
+ * `cat <<EOF | sh`, `ssh host <<EOF`, `docker exec -i c sh <<EOF`): a shell word of its own, with a
+ * path or not, and no `-c` (then the script is the argument and stdin is data).
+ */
+const SHELL_WORD = /(?:^|[\s|;&(])(?:\S*\/)?(?:ba|z|da|k|a|s)?sh(?=$|[\s|;&)])/;
+function feedsAShell(line: string): boolean {
+  return SHELL_WORD.test(line) && !/(?:^|\s)-[A-Za-z]*c(?=$|\s)/.test(line);
+}
+
+/**
+ * Whether the here-document's line writes it to a file (`cat > setup.sh <<EOF`) that the rest of the
+ * command line then runs (`bash setup.sh`, `sh ./setup.sh`, `. setup.sh`, `source setup.sh`,
+ * `./setup.sh`), on its own line or after the body: writing a script and running it is how an agent
+ * installs in one step.
+ */
+function runsWrittenScript(opening: string, rest: string): boolean {
+  const target = /(?:^|[^<>&\d])>>?\s*([^\s|;&<>]+)/.exec(opening)?.[1];
+  if (target === undefined) return false;
+  const file = target.replace(/^\.\//, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const runner = `(?:(?:\\S*/)?(?:ba|z|da|k|a)?sh(?:\\s+-[A-Za-z]+)*\\s+|source\\s+|\\.\\s+)(?:\\./)?`;
+  return new RegExp(`(?:^|[\\s|;&(])(?:${runner}|\\./)${file}(?=$|[\\s|;&)])`).test(`${opening}\n${rest}`);
+}
+
 /** Where the body of each pending here-document ends, read from `from` (the start of the next line). */
 function skipHereDocBodies(s: string, from: number, pending: readonly HereDoc[]): number {
   let at = from;
@@ -159,7 +183,10 @@ export function logicalLines(text: string): string[] {
       wordStart = true;
       inBackquote = false;
       if (hereDocs.length > 0) {
-        i = skipHereDocBodies(s, i + 1, hereDocs) - 1;
+        // Data, unless a shell runs it, now or later: then the body's lines are commands.
+        const opening = lines[lines.length - 1]!;
+        const end = skipHereDocBodies(s, i + 1, hereDocs);
+        if (!feedsAShell(opening) && !runsWrittenScript(opening, s.slice(end))) i = end - 1;
         hereDocs = [];
       }
       continue;

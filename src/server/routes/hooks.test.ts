@@ -189,15 +189,22 @@ describe('agent B (PreToolUse, Bash)', () => {
       permissionDecision: 'allow',
       permissionDecisionReason: 'svc: not a package install',
     });
-    const chained = await hookB(
-      `${script.replace('> setup.sh', '> setup.sh && npm i lodash')}\nbash setup.sh`,
-    );
+    const chained = await hookB(`${script.replace('> setup.sh', '> setup.sh && npm i lodash')}\necho done`);
     expect(chained.body.hookSpecificOutput).toMatchObject({
       permissionDecision: 'allow',
       permissionDecisionReason: 'svc: checked `lodash`: nothing risky found',
     });
     const after = await hookB(`${script}\nnpm i evil-pkg`);
     expect(after.body.hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
+  it('judges a here-document that a shell runs: fed to one, or written to a script the line runs', async () => {
+    for (const line of [
+      "bash <<'EOF'\nnpm install evil-pkg\nEOF",
+      "cat <<'EOF' > setup.sh\nnpm install evil-pkg\nEOF\nbash setup.sh",
+    ]) {
+      expect((await hookB(line)).body.hookSpecificOutput.permissionDecision).toBe('deny');
+    }
   });
 
   it('allows tools other than Bash', async () => {
