@@ -154,6 +154,20 @@ for (const dialect of DIALECTS) {
         );
       });
 
+      it('a platform B token from the wrong issuer, or malformed', async () => {
+        const foreign = await t.issuerA.sign({ project_path: 'group/app', project_visibility: 'public' });
+        for (const token of [foreign, 'not.a.jwt']) {
+          await expectError(
+            await t.request(`${PATH}?codehostb_project=group/app`, {
+              key: paid,
+              headers: { 'X-CodeHostB-OIDC': token },
+            }),
+            401,
+            /invalid platform B identity token: (wrong issuer|unknown signing key|bad signature|malformed token)/,
+          );
+        }
+      });
+
       it('a malformed token, even when a self-reported repo would do', async () => {
         await expectError(
           await t.request(`${PATH}?repo=acme/app`, {
