@@ -33,14 +33,22 @@ export interface DefaultBranch {
 }
 
 /**
- * Contract 1: `--default-branch REF` if given, else the remote HEAD, else the checked-out branch (or,
- * on a detached HEAD as CI checkouts often are, the checked-out commit).
+ * `--default-branch REF` if given, else the remote HEAD, else the checked-out branch (or, on a
+ * detached HEAD as CI checkouts often are, the checked-out commit).
  */
 export async function resolveDefaultBranch(git: GitRunner, requested?: string): Promise<DefaultBranch> {
   if (requested !== undefined) {
-    const found = await runGit(git, ['rev-parse', '--verify', '--quiet', `${requested}^{commit}`]);
+    // --end-of-options: a ref may start with "-" (refs/heads/-x), and must not be read as an option.
+    const found = await runGit(git, [
+      'rev-parse',
+      '--verify',
+      '--quiet',
+      '--end-of-options',
+      `${requested}^{commit}`,
+    ]);
     if (found.code !== 0) throw new ScanError('usage', `default branch not found: ${requested}`);
-    return { name: shortName(requested), revision: requested };
+    // The commit id, not the name, is what later commands read from: no name reaches them as an argument.
+    return { name: shortName(requested), revision: found.stdout.toString('utf8').trim() };
   }
   const remoteHead = await runGit(git, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']);
   if (remoteHead.code === 0) {

@@ -328,6 +328,20 @@ describe('.svcignore', () => {
     expect(named.defaultBranch).toBe('sneaky');
   });
 
+  it('reads .svcignore from a branch whose name starts with "-", as named', async () => {
+    const r = repo();
+    const c = r.commitFiles({ 'app.env': `KEY=${KEY}\n` });
+    r.git('checkout', '-q', '-b', 'ignore-list');
+    r.commitFiles({ '.svcignore': `cloud-access-key-id:${c.slice(0, 12)}:app.env:1\n` });
+    r.git('update-ref', 'refs/heads/-x', 'HEAD');
+    r.git('checkout', '-q', 'main');
+    r.git('branch', '-q', '-D', 'ignore-list');
+    const named = await scan(r, { defaultBranch: '-x' });
+    expect(named.defaultBranch).toBe('-x');
+    expect(named.passed).toBe(true);
+    expect(named.findings[0]!.ignored).toBe(true);
+  });
+
   it('prefers the remote HEAD over the checked-out branch', async () => {
     const upstream = repo();
     const c = upstream.commitFiles({ 'app.env': `KEY=${KEY}\n` });
