@@ -8,7 +8,8 @@ import type { RateLimiters } from './rate-limits.js';
 
 /** Everything the app needs, built by the composition root (cli/create-services.ts) and handed to createApp. */
 export interface AppDeps {
-  config: { trustProxy: number };
+  /** trustProxy: proxy hops in front; baseUrl: the public URL handed out in configuration (MCP). */
+  config: { trustProxy: number; baseUrl: string };
   logger: Logger;
   /** For the health check only: routes reach storage through services. */
   storage: Pick<Storage, 'ping'>;
