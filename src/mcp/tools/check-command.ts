@@ -3,31 +3,36 @@ import * as z from 'zod';
 import { commandReport } from '../../services/hook-checks.js';
 import { HOOK_MODES } from '../../services/vocabulary.js';
 import { runTool } from '../results.js';
+import { convertedOnce } from '../schema.js';
 import type { ToolContext } from './context.js';
 import { packageVerdict } from './package-verdict.js';
 
 /** A shell line longer than this is not a command an agent types. */
 const MAX_COMMAND_LENGTH = 64 * 1024;
 
-const input = z.object({
-  command: z
-    .string()
-    .min(1, { error: 'give the shell line to check' })
-    .max(MAX_COMMAND_LENGTH, { error: 'the command is over 64 KiB' })
-    .describe('The shell line you are about to run, exactly as you would run it.'),
-  mode: z
-    .enum(HOOK_MODES)
-    .optional()
-    .describe("block (risky installs are denied) or warn (asked about); a team's own mode always wins."),
-});
+const input = convertedOnce(
+  z.object({
+    command: z
+      .string()
+      .min(1, { error: 'give the shell line to check' })
+      .max(MAX_COMMAND_LENGTH, { error: 'the command is over 64 KiB' })
+      .describe('The shell line you are about to run, exactly as you would run it.'),
+    mode: z
+      .enum(HOOK_MODES)
+      .optional()
+      .describe("block (risky installs are denied) or warn (asked about); a team's own mode always wins."),
+  }),
+);
 
-const output = z.object({
-  decision: z.enum(['allow', 'deny', 'ask']),
-  installs: z.array(packageVerdict.omit({ unjudged: true })),
-  skipped: z.array(z.object({ spec: z.string(), why: z.string() })),
-  message: z.string(),
-  mode: z.enum(HOOK_MODES).describe('The mode that was applied.'),
-});
+const output = convertedOnce(
+  z.object({
+    decision: z.enum(['allow', 'deny', 'ask']),
+    installs: z.array(packageVerdict.omit({ unjudged: true })),
+    skipped: z.array(z.object({ spec: z.string(), why: z.string() })),
+    message: z.string(),
+    mode: z.enum(HOOK_MODES).describe('The mode that was applied.'),
+  }),
+);
 
 export function registerCheckCommand(server: McpServer, ctx: ToolContext): void {
   server.registerTool(

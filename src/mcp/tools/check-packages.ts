@@ -2,27 +2,30 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { MAX_PACKAGES } from '../../hooks/types.js';
 import { runTool } from '../results.js';
+import { convertedOnce } from '../schema.js';
 import type { ToolContext } from './context.js';
 import { ecosystem, packageVerdict } from './package-verdict.js';
 
-const input = z.object({
-  packages: z
-    .array(
-      z.object({
-        ecosystem: ecosystem.describe('npm, PyPI, crates.io, Go or NuGet.'),
-        name: z.string().min(1).max(256).describe('The registry name, e.g. lodash, @types/node, requests.'),
-        version: z
-          .string()
-          .max(256)
-          .optional()
-          .describe('The version you mean to install (exact or a range); the latest when omitted.'),
-      }),
-    )
-    .min(1, { error: 'give at least one package' })
-    .max(MAX_PACKAGES, { error: `at most ${MAX_PACKAGES} packages per call` }),
-});
+const input = convertedOnce(
+  z.object({
+    packages: z
+      .array(
+        z.object({
+          ecosystem: ecosystem.describe('npm, PyPI, crates.io, Go or NuGet.'),
+          name: z.string().min(1).max(256).describe('The registry name, e.g. lodash, @types/node, requests.'),
+          version: z
+            .string()
+            .max(256)
+            .optional()
+            .describe('The version you mean to install (exact or a range); the latest when omitted.'),
+        }),
+      )
+      .min(1, { error: 'give at least one package' })
+      .max(MAX_PACKAGES, { error: `at most ${MAX_PACKAGES} packages per call` }),
+  }),
+);
 
-const output = z.object({ packages: z.array(packageVerdict) });
+const output = convertedOnce(z.object({ packages: z.array(packageVerdict) }));
 
 export function registerCheckPackages(server: McpServer, ctx: ToolContext): void {
   server.registerTool(

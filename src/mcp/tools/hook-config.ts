@@ -3,21 +3,26 @@ import * as z from 'zod';
 import { API_KEY_PLACEHOLDER } from '../../hooks/agents/client-config.js';
 import { hookSetupFor } from '../../services/hook-config.js';
 import { runTool } from '../results.js';
+import { convertedOnce } from '../schema.js';
 import type { ToolContext } from './context.js';
 
-const input = z.object({
-  agent: z
-    .enum(['a', 'b'])
-    .describe('a: Cursor (~/.cursor/hooks.json); b: Claude Code (~/.claude/settings.json).'),
-  windows: z.boolean().optional().describe('Write the command for Windows (curl.exe, double quotes).'),
-});
+const input = convertedOnce(
+  z.object({
+    agent: z
+      .enum(['a', 'b'])
+      .describe('a: Cursor (~/.cursor/hooks.json); b: Claude Code (~/.claude/settings.json).'),
+    windows: z.boolean().optional().describe('Write the command for Windows (curl.exe, double quotes).'),
+  }),
+);
 
-const output = z.object({
-  agent: z.enum(['a', 'b']),
-  file: z.string().describe('The settings file to merge config into.'),
-  config: z.record(z.string(), z.unknown()),
-  keyPlaceholder: z.literal(API_KEY_PLACEHOLDER),
-});
+const output = convertedOnce(
+  z.object({
+    agent: z.enum(['a', 'b']),
+    file: z.string().describe('The settings file to merge config into.'),
+    config: z.record(z.string(), z.unknown()),
+    keyPlaceholder: z.literal(API_KEY_PLACEHOLDER),
+  }),
+);
 
 export function registerHookConfig(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
