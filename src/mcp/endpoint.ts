@@ -42,8 +42,8 @@ export function mcpRoute(deps: McpDeps) {
     baseUrl: deps.config.baseUrl,
     logger: deps.logger,
   });
-  const onerror = (error: Error) =>
-    deps.logger.warn({ error: error.name, message: error.message.slice(0, 200) }, 'mcp request refused');
+  // The error's name only: the SDK's messages can quote the request, and a request can hold a secret.
+  const onerror = (error: Error) => deps.logger.warn({ error: error.name }, 'mcp request refused');
   const modern = createMcpHandler(
     ({ authInfo }: McpRequestContext) =>
       createMcpServer(toolContext(authInfo?.extra?.principal as Principal)),
