@@ -93,6 +93,27 @@ for (const { name, call, expect, target } of cases) {
       `  p99 ${String(r.latency.p99).padStart(3)} ms  errors ${r.errors + r.non2xx}   target: ${target}`,
   );
 }
+// The largest call there is: 20 documents of 1 MiB, every line holding a keyword (the rules run on
+// each), one call at a time. Target: within 2 s.
+const dense = 'const password = process.env.PASSWORD; // token secret key api\n';
+const big = toolsCall('2026-07-28', 'scan_secrets', {
+  documents: Array.from({ length: 20 }, (_, i) => ({
+    content: dense.repeat(Math.floor((1024 * 1024) / dense.length)),
+    filename: `src/f${i}.ts`,
+  })),
+});
+const times: number[] = [];
+for (let i = 0; i < 5; i++) {
+  const started = performance.now();
+  const r = await fetch(url, { method: 'POST', headers: big.headers, body: big.body });
+  if (!(await r.text()).includes('"passed":true')) throw new Error('20 x 1 MiB: unexpected answer');
+  times.push(performance.now() - started);
+}
+times.sort((a, b) => a - b);
+rows.push(
+  `${'scan_secrets, 20 x 1 MiB, keyword on every line'.padEnd(46)} 5 calls one at a time: median ${Math.round(times[2]!)} ms, ` +
+    `slowest ${Math.round(times[4]!)} ms   target: within 2 s`,
+);
 await service.stop();
 rmSync(dir, { recursive: true, force: true });
 const load = loadavg()
