@@ -413,6 +413,59 @@ for (const dialect of DIALECTS) {
       await client.close();
     });
 
+    it('answers in one JSON body at both revisions, and never issues a session', async () => {
+      const headers = {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const requests = [
+        {
+          headers,
+          body: {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-11-25',
+              capabilities: {},
+              clientInfo: { name: 'raw', version: '1' },
+            },
+          },
+        },
+        {
+          headers: {
+            ...headers,
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'check_command',
+          },
+          body: {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'check_command', arguments: { command: 'ls' }, _meta: meta },
+          },
+        },
+      ];
+      for (const { headers: h, body } of requests) {
+        const r = await fetch(`${server.url}/mcp`, {
+          method: 'POST',
+          headers: h,
+          body: JSON.stringify(body),
+        });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(r.headers.get('mcp-session-id')).toBeNull();
+        expect(await r.json()).toMatchObject({ jsonrpc: '2.0', id: body.id, result: expect.any(Object) });
+      }
+    });
+
     it('a body over 32 MiB is refused with 413 before it is read whole', async () => {
       const r = await fetch(`${server.url}/mcp`, {
         method: 'POST',
