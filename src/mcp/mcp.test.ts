@@ -19,6 +19,14 @@ const REVISIONS = [
 
 type Revision = (typeof REVISIONS)[number];
 
+/** A 2025-era client's first request, as sent on the wire. */
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
 async function connect(url: string, key: string, revision: Revision): Promise<Client> {
   const client = new Client(
     { name: 'svc-test', version: '1.0.0' },
@@ -427,16 +435,7 @@ for (const dialect of DIALECTS) {
       const requests = [
         {
           headers,
-          body: {
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: {
-              protocolVersion: '2025-11-25',
-              capabilities: {},
-              clientInfo: { name: 'raw', version: '1' },
-            },
-          },
+          body: INITIALIZE,
         },
         {
           headers: {
@@ -519,16 +518,7 @@ describe('rate limit', () => {
         key,
         ip,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'x', version: '1' },
-          },
-        }),
+        body: JSON.stringify(INITIALIZE),
       });
     for (let i = 0; i < 4; i++) expect((await mcp('192.0.2.7')).status).toBe(200);
     expect((await t.request('/api/account', { key, ip: '192.0.2.7' })).status).toBe(200);
