@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
-import { createHookCheckService } from '../services/hook-checks.js';
+import { commandReport, createHookCheckService } from '../services/hook-checks.js';
 import { isHookMode } from '../services/vocabulary.js';
 import { createRiskServices } from './create-services.js';
 import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
@@ -36,19 +36,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     agent: 'a',
   });
   if (values.json) {
-    const out = {
-      decision: decision.decision,
-      installs: decision.installs.map(({ ecosystem, name, version, risky, reasons }) => ({
-        ecosystem,
-        name,
-        version,
-        risky,
-        reasons,
-      })),
-      skipped: decision.skipped,
-      message: decision.message,
-    };
-    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(commandReport(decision), null, 2)}\n`);
   } else {
     io.stdout.write(`${decision.decision.toUpperCase()}\n${decision.message}\n`);
   }

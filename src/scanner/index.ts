@@ -5,6 +5,13 @@ export { classifyPath } from './location.js';
 export { REPORT_FORMATS, type ReportFormat, renderReport } from './report/index.js';
 export { FINDING_HELP, RULES, type Rule, ruleById } from './rules/index.js';
 export { type ScanOptions, scanRepository } from './scan.js';
+export {
+  locationOfFilename,
+  scanText,
+  type TextDocument,
+  type TextFinding,
+  type TextScanResult,
+} from './scan-text.js';
 export { secretOf } from './secrets.js';
 export { isFailing, summarize } from './summary.js';
 export * from './types.js';

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { except } from 'hono/combine';
+import { mcpRoute } from '../mcp/endpoint.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
 import { VERSION } from '../version.js';
 import type { AppDeps } from './deps.js';
@@ -46,6 +47,8 @@ export function createApp(deps: AppDeps) {
   app.route('/api/hooks', hooksRoute(deps));
   app.route('/api/account', accountRoute(deps));
   app.route('/api/action/binary', binaryRoute(deps));
+  // MCP answers a missing or bad key itself: 401 with `WWW-Authenticate: Bearer`, as MCP clients expect.
+  app.route('/mcp', mcpRoute(deps));
 
   app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

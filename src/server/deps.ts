@@ -8,6 +8,7 @@ import type { RateLimiters } from './rate-limits.js';
 
 /** Everything the app needs, built by the composition root (cli/create-services.ts) and handed to createApp. */
 export interface AppDeps {
+  /** trustProxy: proxy hops in front; baseUrl: the public URL in handed-out configuration and CI files. */
   config: { trustProxy: number; baseUrl: string };
   logger: Logger;
   /** For the health check only: routes reach storage through services. */

@@ -2,7 +2,7 @@ import { StoreError } from '../storage/index.js';
 
 /**
  * The product's errors, one catalogue for every entry point. A message is safe to show (never a key,
- * a token or a secret). Each entry point maps the code once: HTTP statuses in server/http-errors.ts,
+ * a token or a secret). Each entry point maps the code once: HTTP statuses in server/errors.ts,
  * exit codes in the CLI, tool errors in MCP.
  */
 export type DomainErrorCode =

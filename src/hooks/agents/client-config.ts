@@ -15,10 +15,22 @@ export type AgentId = 'a' | 'b';
 const CURL_MAX_TIME_SECONDS = 15;
 const HOOK_TIMEOUT_SECONDS = 20;
 
+/**
+ * Where the key goes when the configuration is shown to a model (the MCP tool): the user replaces it
+ * with their own key, so a key never enters a model's context.
+ */
+export const API_KEY_PLACEHOLDER = '<SVC_API_KEY>';
+
+/** Where each agent reads its hook configuration, for the user or the agent that writes it. */
+export const HOOK_SETTINGS_FILE: Record<AgentId, string> = {
+  a: '~/.cursor/hooks.json',
+  b: '~/.claude/settings.json (its "hooks" key)',
+};
+
 export interface ClientConfigRequest {
   /** Which agent; anything else is refused. */
   agent: string | undefined;
-  /** The user's API key (`svc_...`); it is written into the command. */
+  /** The user's API key (`svc_...`) or API_KEY_PLACEHOLDER; it is written into the command. */
   key: string | undefined;
   /** The service's base URL; when absent, `defaultBaseUrl()` is asked. */
   baseUrl?: string | undefined;
@@ -46,7 +58,7 @@ export class ClientConfigError extends Error {
 export function hookClientConfig(request: ClientConfigRequest, defaultBaseUrl: () => string): unknown {
   const { agent, key } = request;
   if (agent !== 'a' && agent !== 'b') throw new ClientConfigError('agent', 'must be a or b');
-  if (key === undefined || !key.startsWith('svc_'))
+  if (key === undefined || (!key.startsWith('svc_') && key !== API_KEY_PLACEHOLDER))
     throw new ClientConfigError('key', 'must be an svc_ API key');
   if (/['"\s]/.test(key)) throw new ClientConfigError('key', 'must not contain quotes or spaces');
   const baseUrl = request.baseUrl ?? defaultBaseUrl();

@@ -1,0 +1,107 @@
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpRequestContext,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Logger } from 'pino';
+import { DomainError } from '../services/errors.js';
+import type { HookCheckService } from '../services/hook-checks.js';
+import type { PrincipalService } from '../services/principals.js';
+import type { Principal } from '../services/vocabulary.js';
+import { createMcpServer } from './server.js';
+
+export interface McpDeps {
+  config: { baseUrl: string };
+  logger: Logger;
+  principals: PrincipalService;
+  hookChecks: HookCheckService;
+}
+
+/**
+ * The largest request body: scan_secrets takes 20 documents of 1 MiB, and JSON escaping adds to that
+ * (a newline is two bytes, a control character six).
+ */
+export const MCP_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** A JSON-RPC error with no request to answer (the body is not JSON). */
+const parseError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
+
+/**
+ * `POST /mcp`: MCP over streamable HTTP, stateless, answered in JSON. Every request carries the
+ * caller's API key; a fresh server with the tools bound to that caller answers it. Requests of the
+ * 2026-07-28 revision (a per-request envelope) go to the SDK's modern handler; 2025-era requests
+ * (`initialize` first) to a stateless transport of their own, so that they too are answered in JSON.
+ */
+export function mcpRoute(deps: McpDeps) {
+  const toolContext = (principal: Principal) => ({
+    principal,
+    hookChecks: deps.hookChecks,
+    baseUrl: deps.config.baseUrl,
+    logger: deps.logger,
+  });
+  // The error's name only: the SDK's messages can quote the request, and a request can hold a secret.
+  const onerror = (error: Error) => deps.logger.warn({ error: error.name }, 'mcp request refused');
+  const modern = createMcpHandler(
+    ({ authInfo }: McpRequestContext) =>
+      createMcpServer(toolContext(authInfo?.extra?.principal as Principal)),
+    { legacy: 'reject', responseMode: 'auto', maxRequestBodySize: MCP_MAX_BODY_BYTES, onerror },
+  );
+
+  const route = new Hono<{ Variables: { principal: Principal } }>();
+  route.use('*', async (c, next) => {
+    try {
+      c.set('principal', await deps.principals.authenticate(c.req.header('authorization')));
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'unauthenticated') {
+        return c.json({ error: e.message }, 401, { 'WWW-Authenticate': 'Bearer' });
+      }
+      throw e;
+    }
+    return next();
+  });
+  route.on(['GET', 'DELETE'], '/', (c) =>
+    c.json({ error: `${c.req.method} is not served: this endpoint is stateless, POST only` }, 405, {
+      Allow: 'POST',
+    }),
+  );
+  route.post(
+    '/',
+    bodyLimit({
+      maxSize: MCP_MAX_BODY_BYTES,
+      onError: (c) => c.json({ error: 'request body over 32 MiB' }, 413),
+    }),
+    async (c) => {
+      let parsedBody: unknown;
+      try {
+        parsedBody = JSON.parse(await c.req.text());
+      } catch {
+        return c.json(parseError('Parse error: the body is not JSON'), 400);
+      }
+      const principal = c.get('principal');
+      const request = c.req.raw;
+      if (!(await isLegacyRequest(request, parsedBody))) {
+        return modern.fetch(request, {
+          parsedBody,
+          authInfo: { token: '', clientId: String(principal.user.id), scopes: [], extra: { principal } },
+        });
+      }
+      const server = createMcpServer(toolContext(principal));
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      transport.onerror = onerror;
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, { parsedBody });
+      } finally {
+        // A JSON answer is complete once handleRequest returns: nothing of this instance is needed.
+        await server.close();
+      }
+    },
+  );
+  return route;
+}
