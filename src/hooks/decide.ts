@@ -6,7 +6,7 @@ export type Permission = 'allow' | 'deny' | 'ask';
 /** What a risky install gets: denied (block) or asked about (warn). */
 export type DecisionMode = 'block' | 'warn';
 
-/** Contract 4: the whole decision stays under 5 s whatever the registries do; this leaves room. */
+/** The whole decision stays under 5 s whatever the registries do (README: "Guarding coding agents"); this leaves room. */
 export const DECISION_BUDGET_MS = 4000;
 
 export interface CommandDecision {
@@ -20,7 +20,7 @@ export interface CommandDecision {
 }
 
 /**
- * Spec 4.3: a line that is not an install is allowed at once; an install is judged package by
+ * A line that is not an install is allowed at once; an install is judged package by
  * package; anything risky is denied in block mode and asked about in warn mode.
  */
 export async function decideCommand(
