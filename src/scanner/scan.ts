@@ -3,10 +3,12 @@ import { detectSecrets } from './detect/detect-line.js';
 import { PREFILTER } from './detect/prefilter.js';
 import { fingerprintOf } from './fingerprint.js';
 import { classifyPath } from './location.js';
+import { sortFindings } from './report/common.js';
 import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './repository.js';
 import { attachSecret, secretOf } from './secrets.js';
+import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
-import { scanHistory } from './sources/history.js';
+import { listCommits, scanCommitsByDiff } from './sources/history.js';
 import { summarize } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
@@ -24,6 +26,12 @@ export interface ScanOptions {
   onWarning?: (message: string) => void;
   /** Credential checks to run on the findings; none (the default) leaves every finding unchecked. */
   verify?: FindingVerifier;
+  /**
+   * How commits are read: `blob-first` (the default) gates every new blob and asks git for a line
+   * diff only where a finding is possible; `diff` reads git's diff of every commit. Both give the
+   * same result (a test holds them to it); `diff` stays as the reference.
+   */
+  method?: 'blob-first' | 'diff';
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
@@ -64,20 +72,33 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     },
   };
 
-  const history = await scanHistory({
-    git,
-    sink,
-    prefilter: PREFILTER,
-    parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
-    onProgress: options.onProgress,
-  });
-  if (history.unreadableCommits.length > 0) {
+  const { list: commits, missing } = await listCommits(git);
+  const total = commits.length;
+  let done = 0;
+  const onCommitDone = () => {
+    done++;
+    options.onProgress?.(Math.min(done, total), total);
+  };
+  const reader = options.method === 'diff' ? scanCommitsByDiff : scanCommitsBlobFirst;
+  const unreadable = await reader(
+    {
+      git,
+      sink,
+      prefilter: PREFILTER,
+      parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
+    },
+    commits,
+    onCommitDone,
+  );
+  const unreadableCommits = [...missing, ...unreadable].sort();
+  if (unreadableCommits.length > 0) {
     options.onWarning?.(
-      `${history.unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
+      `${unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
     );
   }
 
-  const list = [...findings.values()];
+  // One order whatever the reading order, so the credential checks (at most 25) pick the same ones.
+  const list = sortFindings([...findings.values()]);
   if (options.verify !== undefined) {
     for (const [finding, result] of await options.verify(list, secretOf)) {
       finding.verification = result.verification;
@@ -88,9 +109,9 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   return {
     repository: options.path,
     defaultBranch: branch.name,
-    commitsScanned: history.commitsScanned,
-    incomplete: history.unreadableCommits.length > 0,
-    unreadableCommits: history.unreadableCommits,
+    commitsScanned: total - unreadable.length,
+    incomplete: unreadableCommits.length > 0,
+    unreadableCommits,
     shallow,
     findings: list,
     summary,
