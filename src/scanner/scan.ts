@@ -2,13 +2,14 @@ import { availableParallelism } from 'node:os';
 import { detectSecrets } from './detect/detect-line.js';
 import { PREFILTER } from './detect/prefilter.js';
 import { fingerprintOf } from './fingerprint.js';
+import { IncrementalScan } from './incremental.js';
 import { classifyPath } from './location.js';
 import { sortFindings } from './report/common.js';
 import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './repository.js';
 import { attachSecret, secretOf } from './secrets.js';
 import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
-import { listCommits, scanCommitsByDiff } from './sources/history.js';
+import { CommitList, listCommits, scanCommitsByDiff } from './sources/history.js';
 import { summarize } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
@@ -32,6 +33,13 @@ export interface ScanOptions {
    * same result (a test holds them to it); `diff` stays as the reference.
    */
   method?: 'blob-first' | 'diff';
+  /**
+   * Incremental scans (contract 9): a file recording the commits found clean, read only again when
+   * they are not listed there. The report is the one a full scan gives.
+   */
+  cache?: string;
+  /** The product version, which keys the cache (a new scanner does not trust an old cache). */
+  scannerVersion?: string;
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
@@ -72,30 +80,49 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     },
   };
 
-  const { list: commits, missing } = await listCommits(git);
+  const warn = (message: string) => options.onWarning?.(message);
+  const incremental =
+    options.cache === undefined
+      ? null
+      : await IncrementalScan.open(
+          { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
+          git,
+        );
+  const unchanged = incremental?.unchangedListing() ?? null;
+  const { list: commits, missing } =
+    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git);
   const total = commits.length;
-  let done = 0;
+  // Commits the cache knows had findings go straight to git's diff: the gate would only say so again.
+  const split = incremental?.toRead(commits) ?? { gate: commits, diff: CommitList.of([]) };
+  const { gate, diff } =
+    options.method === 'diff' ? { gate: CommitList.of([]), diff: split.gate.concat(split.diff) } : split;
+  let done = total - gate.length - diff.length;
   const onCommitDone = () => {
     done++;
     options.onProgress?.(Math.min(done, total), total);
   };
-  const reader = options.method === 'diff' ? scanCommitsByDiff : scanCommitsBlobFirst;
-  const unreadable = await reader(
-    {
-      git,
-      sink,
-      prefilter: PREFILTER,
-      parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
-    },
-    commits,
-    onCommitDone,
-  );
+  const reading = {
+    git,
+    sink,
+    prefilter: PREFILTER,
+    parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
+  };
+  const unreadable = (
+    await Promise.all([
+      scanCommitsBlobFirst(reading, gate, onCommitDone),
+      // A few known commits: worth a process each; the whole history (method 'diff'): the default split.
+      scanCommitsByDiff(reading, diff, onCommitDone, options.method === 'diff' ? undefined : 1),
+    ])
+  ).flat();
   const unreadableCommits = [...missing, ...unreadable].sort();
   if (unreadableCommits.length > 0) {
     options.onWarning?.(
       `${unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
     );
   }
+
+  const withFindings = new Set([...findings.values()].map((f) => f.commit));
+  await incremental?.save(commits, withFindings, unreadable, missing.length === 0);
 
   // One order whatever the reading order, so the credential checks (at most 25) pick the same ones.
   const list = sortFindings([...findings.values()]);

@@ -30,6 +30,7 @@ export async function scanCommitsBlobFirst(
   commits: CommitList,
   onCommitDone: () => void,
 ): Promise<string[]> {
+  if (commits.length === 0) return [];
   const blobs = new BlobTable();
   const commitsToDiff: string[] = [];
   const pending: CommitRecord[] = [];

@@ -78,6 +78,11 @@ export class CommitList {
     }
     return new CommitList(Buffer.concat(parts), parts.length === 0 ? 0 : this.width);
   }
+  concat(other: CommitList): CommitList {
+    if (other.length === 0) return this;
+    if (this.length === 0) return other;
+    return new CommitList(Buffer.concat([this.records, other.records]), this.width);
+  }
   static of(shas: readonly string[]): CommitList {
     const width = shas.length > 0 ? shas[0]!.length + 1 : 0;
     return new CommitList(Buffer.from(shas.map((c) => `${c}\n`).join(''), 'latin1'), width);
