@@ -1,13 +1,16 @@
 import { BOUNDED_PACK_MEMORY, type GitRunner, spawnFailure, spawnGit } from './git.js';
 
-/** Receives each object `git cat-file --batch` answers, in the order they were requested. */
+/**
+ * Receives each object `git cat-file --batch` answers, in the order they were requested, by the
+ * number the requester gave it.
+ */
 export interface BlobSink {
   /** The object exists; `size` bytes of content follow through `chunk`, then `end`. */
-  start(id: string, size: number): void;
+  start(index: number, size: number): void;
   chunk(data: Buffer): void;
   end(): void;
   /** The object is not in the repository (a partial or damaged clone). */
-  missing(id: string): void;
+  missing(index: number): void;
 }
 
 const NL = 0x0a;
@@ -24,6 +27,9 @@ export class BlobStream {
   private header = '';
   /** Bytes of the current object's content still to come, then its trailing newline. */
   private remaining = -1;
+  /** The numbers of the requests not answered yet, oldest first. */
+  private readonly asked: number[] = [];
+  private nextAnswer = 0;
 
   constructor(
     git: GitRunner,
@@ -42,7 +48,8 @@ export class BlobStream {
     this.child.stdout.on('data', (chunk: Buffer) => this.push(chunk));
   }
 
-  request(id: string): void {
+  request(id: string, index: number): void {
+    this.asked.push(index);
     this.child.stdin.write(`${id}\n`);
   }
 
@@ -82,12 +89,17 @@ export class BlobStream {
 
   /** `<id> <type> <size>` or `<id> missing` (also `<name> ambiguous`, which we never ask for). */
   private answer(header: string): void {
-    const [id = '', type = '', size = ''] = header.split(' ');
+    const [, type = '', size = ''] = header.split(' ');
+    const index = this.asked[this.nextAnswer++]!;
+    if (this.nextAnswer > 4096) {
+      this.asked.splice(0, this.nextAnswer);
+      this.nextAnswer = 0;
+    }
     if (type === 'missing' || type === 'ambiguous' || size === '') {
-      this.sink.missing(id);
+      this.sink.missing(index);
       return;
     }
     this.remaining = Number(size);
-    this.sink.start(id, this.remaining);
+    this.sink.start(index, this.remaining);
   }
 }

@@ -8,8 +8,8 @@ export enum BlobState {
   /** Holds a detection line (or an over-long line with a keyword). */
   Detection = 2,
   /**
-   * The lines that differ from one earlier version (`pairedWith`) hold no detection line, but the
-   * lines shared with it were not looked at: clean as the new side of a diff against that version.
+   * The lines that differ from one earlier version (`pairedWith`) hold no detection line; the lines
+   * shared with it were not looked at: clean as the new side of a diff against that version.
    */
   CleanAgainstPair = 3,
   Missing = 4,
@@ -22,40 +22,47 @@ export enum BlobState {
 export interface CommitRecord {
   sha: string;
   entries: number[];
-  /** The highest blob index the commit mentions: it is decidable once that blob is answered. */
-  lastRequest: number;
 }
 
 /**
- * Blob ids interned as small integers in the order they were requested from `git cat-file` (which
- * answers in that order), with each one's state and the earlier versions it may be compared to.
+ * Blob ids interned as small integers, each requested once from one of the `git cat-file` streams,
+ * with each one's state, and for each blob the versions it replaced in the commit that first brought
+ * it in (its references for the gate).
  */
 export class BlobTable {
   private readonly index = new Map<string, number>();
   state = new Uint8Array(4096);
   pairedWith = new Int32Array(4096);
-  /** For each blob not yet answered, the earlier versions (same path, each parent) it replaces. */
-  readonly references = new Map<number, number[]>();
-  /** How many requests have been answered. */
-  answered = 0;
+  /** For blobs brought in by a commit listed already and not gated yet: the versions they replace. */
+  readonly replaces = new Map<number, number[]>();
   missingCount = 0;
 
   indexOf(id: string): number | undefined {
     return this.index.get(id);
   }
 
-  /** Interns a commit's blobs, requesting the ones never seen (old versions first: they are references). */
-  record(sha: string, changes: TreeChange[], stream: BlobStream): CommitRecord {
+  /**
+   * Interns a commit's blobs and requests the ones never seen (a version it replaces is usually
+   * known already, as the new blob of an older commit). Returns the record and the blobs this
+   * commit is the first to bring in.
+   */
+  record(
+    sha: string,
+    changes: TreeChange[],
+    stream: BlobStream,
+  ): { record: CommitRecord; introduced: number[] } {
     const entries: number[] = [];
-    let lastRequest = -1;
+    const introduced: number[] = [];
     for (const change of changes) {
-      const olds = change.oldBlobs.map((id) => this.request(id, stream, []));
-      const added = change.newBlob === null ? -1 : this.request(change.newBlob, stream, olds);
+      const added = change.newBlob === null ? -1 : this.request(change.newBlob, stream);
+      const olds = change.oldBlobs.map((id) => this.request(id, stream));
       entries.push(added, olds.length, ...olds);
-      for (const i of olds) lastRequest = Math.max(lastRequest, i);
-      lastRequest = Math.max(lastRequest, added);
+      if (added !== -1 && this.state[added] === BlobState.Pending && !this.replaces.has(added)) {
+        this.replaces.set(added, olds);
+        introduced.push(added);
+      }
     }
-    return { sha, entries, lastRequest };
+    return { record: { sha, entries }, introduced };
   }
 
   /**
@@ -74,20 +81,19 @@ export class BlobTable {
       if (olds.some((o) => this.state[o] === BlobState.Missing)) return true;
       if (added === -1) continue;
       const state = this.state[added];
-      if (state === BlobState.Missing || state === BlobState.Detection) return true;
+      if (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) return true;
       if (state === BlobState.CleanAgainstPair && !olds.includes(this.pairedWith[added]!)) return true;
     }
     return false;
   }
 
-  private request(id: string, stream: BlobStream, references: number[]): number {
+  private request(id: string, stream: BlobStream): number {
     const found = this.index.get(id);
     if (found !== undefined) return found;
     const index = this.index.size;
     this.index.set(id, index);
     if (index >= this.state.length) this.grow();
-    if (references.length > 0) this.references.set(index, references);
-    stream.request(id);
+    stream.request(id, index);
     return index;
   }
 
