@@ -2,7 +2,7 @@ import { BlobStream } from './blob-stream.js';
 import { BlobState, BlobTable, type CommitRecord } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
 import { BOUNDED_PACK_MEMORY, runGit } from './git.js';
-import { CommitList, type HistoryScanOptions, partition, scanCommitsByDiff } from './history.js';
+import { CommitList, type HistoryScanOptions, scanCommitsByDiff } from './history.js';
 import { listTreeChanges } from './tree-changes.js';
 
 /**
@@ -21,9 +21,6 @@ import { listTreeChanges } from './tree-changes.js';
 /** Fewer commits than this share one `git log -p`: the diff pass is short, start-up is not free. */
 const MIN_DIFF_COMMITS_PER_PROCESS = 64;
 
-/** Below this many commits a second listing and blob stream cost more than they save. */
-const MIN_COMMITS_PER_STREAM = 1024;
-
 export async function scanCommitsBlobFirst(
   options: HistoryScanOptions,
   commits: CommitList,
@@ -33,34 +30,26 @@ export async function scanCommitsBlobFirst(
   const blobs = new BlobTable();
   const gate = new DeferredGate(blobs);
   const commitsToDiff: string[] = [];
-  // git inflating blobs is the cost here, so contiguous runs of the history (oldest first, see
-  // deferred-gate.ts) each get their own listing and blob stream, one per core.
-  const streams = Math.max(
-    1,
-    Math.min(options.parallelism, Math.floor(commits.length / MIN_COMMITS_PER_STREAM)),
+  // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
+  // was measured: its gain was within the noise of a shared machine, and two more git processes with
+  // their caches take the scan over its 300 MB budget.
+  const stream = new BlobStream(options.git, gate.sink());
+  const records: CommitRecord[] = [];
+  await listTreeChanges(
+    options.git,
+    commits.reversed(),
+    (sha, changes) => {
+      const { record, introduced } = blobs.record(sha, changes, stream);
+      records.push(record);
+      for (const index of introduced) gate.introduced(index);
+    },
+    (sha) => commitsToDiff.push(sha),
   );
-  const parts = await Promise.all(
-    partition(commits.reversed(), streams).map(async (part) => {
-      const stream = new BlobStream(options.git, gate.sink());
-      const records: CommitRecord[] = [];
-      await listTreeChanges(
-        options.git,
-        part,
-        (sha, changes) => {
-          const { record, introduced } = blobs.record(sha, changes, stream);
-          records.push(record);
-          for (const index of introduced) gate.introduced(index);
-        },
-        (sha) => commitsToDiff.push(sha),
-      );
-      await stream.finish();
-      return records;
-    }),
-  );
+  await stream.finish();
   gate.flush();
 
   const clean: string[] = [];
-  for (const record of parts.flat()) {
+  for (const record of records) {
     if (blobs.mayAddDetectionLine(record)) {
       commitsToDiff.push(record.sha);
     } else {

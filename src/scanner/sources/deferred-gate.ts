@@ -9,10 +9,10 @@ const WHOLE_BLOB_LIMIT = 8 << 20;
 
 /**
  * Gates each blob against the version it replaced (its reference), whichever of the two arrives
- * first: a blob whose reference is still to come waits in memory for it. The streams read the
- * history oldest first, so a reference has nearly always arrived already and a blob is gated at
- * once; a reference from another stream's part of the history may come later. Waiting blobs are
- * bounded (HELD_BYTES): the one that waited longest is gated whole instead.
+ * first: a blob whose reference is still to come waits in memory for it. The history is read
+ * oldest first, so a reference has nearly always arrived already and a blob is gated at once (one
+ * from a merged branch, listed in another order, may come later). Waiting blobs are bounded
+ * (HELD_BYTES): the one that waited longest is gated whole instead.
  *
  * Oldest first although git inflates blobs 1.4-1.6x faster newest first (its packs store the newest
  * version whole): measured on a 39,000-commit history, newest first left 4x as many commits for
@@ -172,29 +172,36 @@ function push(map: Map<number, number[]>, key: number, value: number): void {
 class StreamSink implements BlobSink {
   private readonly streaming = new DetectionLineGate();
   private current = -1;
-  private chunks: Buffer[] | null = null;
+  /** The blob being collected (null while an over-large one streams by), and how much has come. */
+  private content: Buffer | null = null;
+  private filled = 0;
 
   constructor(private readonly gate: DeferredGate) {}
 
   start(index: number, size: number): void {
     this.current = index;
     this.streaming.reset();
-    this.chunks = size <= WHOLE_BLOB_LIMIT ? [] : null;
+    // Its own memory, not a view of the pipe's chunk: a held view would keep the whole chunk alive.
+    this.content = size <= WHOLE_BLOB_LIMIT ? Buffer.allocUnsafeSlow(size) : null;
+    this.filled = 0;
   }
 
   chunk(data: Buffer): void {
-    if (this.chunks !== null)
-      this.chunks.push(data); // a pipe's chunks are never reused
-    else this.streaming.push(data);
+    if (this.content === null) {
+      this.streaming.push(data);
+    } else {
+      data.copy(this.content, this.filled);
+      this.filled += data.length;
+    }
   }
 
   end(): void {
-    if (this.chunks === null) {
+    if (this.content === null) {
       this.gate.streamed(this.current, this.streaming.end());
       return;
     }
-    const content = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    this.chunks = null;
+    const content = this.content;
+    this.content = null;
     this.gate.arrived(this.current, content);
   }
 

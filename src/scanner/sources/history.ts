@@ -129,7 +129,7 @@ export async function listCommits(git: GitRunner): Promise<{ list: CommitList; m
  * Contiguous runs of the history, one per process: neighbouring commits share trees and delta bases,
  * so a contiguous run keeps each git's caches warm (interleaved blocks measured 25% slower).
  */
-export function partition(all: CommitList, count: number): CommitList[] {
+function partition(all: CommitList, count: number): CommitList[] {
   if (count === 1) return [all];
   const size = Math.ceil(all.length / count) * all.width;
   return Array.from(

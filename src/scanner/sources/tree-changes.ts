@@ -19,6 +19,9 @@ export interface TreeChange {
  */
 const RAW_ARGS = [
   ...BOUNDED_PACK_MEMORY,
+  // Trees only: a small delta-base cache costs nothing here (65 MB instead of 180 MB, same speed).
+  '-c',
+  'core.deltaBaseCacheLimit=8m',
   '-c',
   'log.showRoot=true',
   '-c',
