@@ -100,6 +100,13 @@ export function buildEdgeHistory(r: TestRepo): string[] {
   execFileSync('ln', ['-s', `target-${fakeCloudKeyId(40)}`, join(r.dir, 'link')]);
   secrets.push(fakeCloudKeyId(40));
   r.commit('symlink');
+  // A symlink whose target shares its first line with the file that replaces it: git shows the
+  // file as new (every line added), not as an edit of the link.
+  const shared = `aws = "${plant(fakeCloudKeyId(43))}"`;
+  execFileSync('ln', ['-s', `${shared}\nx`, join(r.dir, 'turns')]);
+  r.commit('a symlink');
+  rmSync(join(r.dir, 'turns'));
+  r.commitFiles({ turns: `${shared}\nx\ny\n` });
   r.git('update-index', '--add', '--cacheinfo', `160000,${r.head()},vendor/sub`);
   r.git('commit', '-q', '-m', 'submodule');
   // One blob reached twice: first as an edit next to a secret already there, then on another branch

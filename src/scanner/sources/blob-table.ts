@@ -17,7 +17,8 @@ export enum BlobState {
 
 /**
  * What one commit changed, as blob indexes: for each path, the new blob (or -1 for a deletion),
- * how many old blobs follow, then those (one per parent that had the path).
+ * how many old blobs follow, then those (one per parent that had the path), each stored as
+ * `-(index + 1)` when git does not diff the new blob against it (a file became a symlink or back).
  */
 export interface CommitRecord {
   sha: string;
@@ -56,9 +57,12 @@ export class BlobTable {
     for (const change of changes) {
       const added = change.newBlob === null ? -1 : this.request(change.newBlob, stream);
       const olds = change.oldBlobs.map((id) => this.request(id, stream));
-      entries.push(added, olds.length, ...olds);
+      entries.push(added, olds.length, ...olds.map((o, k) => (change.diffedAgainst[k] ? o : -(o + 1))));
       if (added !== -1 && this.state[added] === BlobState.Pending && !this.replaces.has(added)) {
-        this.replaces.set(added, olds);
+        this.replaces.set(
+          added,
+          olds.filter((_, k) => change.diffedAgainst[k]),
+        );
         introduced.push(added);
       }
     }
@@ -76,9 +80,10 @@ export class BlobTable {
     for (let i = 0; i < entries.length; ) {
       const added = entries[i]!;
       const oldCount = entries[i + 1]!;
-      const olds = entries.slice(i + 2, i + 2 + oldCount);
+      const stored = entries.slice(i + 2, i + 2 + oldCount);
       i += 2 + oldCount;
-      if (olds.some((o) => this.state[o] === BlobState.Missing)) return true;
+      if (stored.some((o) => this.state[o < 0 ? -o - 1 : o] === BlobState.Missing)) return true;
+      const olds = stored.filter((o) => o >= 0); // the versions git diffs the new blob against
       if (added === -1) continue;
       const state = this.state[added];
       if (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) return true;

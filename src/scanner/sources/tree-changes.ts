@@ -9,6 +9,11 @@ import type { CommitList } from './history.js';
 export interface TreeChange {
   newBlob: string | null;
   oldBlobs: string[];
+  /**
+   * For each old blob, whether git diffs the new blob against it: not across a change between a
+   * file and a symlink, which git shows as a deletion and an addition.
+   */
+  diffedAgainst: boolean[];
 }
 
 /**
@@ -167,6 +172,7 @@ class RawParser {
 }
 
 const isNull = (id: string): boolean => /^0+$/.test(id);
+const isSymlink = (mode: string): boolean => mode === '120000';
 
 /**
  * `:<old mode> <new mode> <old id> <new id> <status>`, or for a merge with N parents
@@ -182,9 +188,12 @@ function parseEntry(field: string): TreeChange | null {
   const newMode = modes[colons]!;
   const newId = ids[colons]!;
   const oldBlobs: string[] = [];
+  const diffedAgainst: boolean[] = [];
   for (let k = 0; k < colons; k++) {
-    if (modes[k] !== GITLINK && !isNull(ids[k]!)) oldBlobs.push(ids[k]!);
+    if (modes[k] === GITLINK || isNull(ids[k]!)) continue;
+    oldBlobs.push(ids[k]!);
+    diffedAgainst.push(isSymlink(modes[k]!) === isSymlink(newMode));
   }
   const newBlob = newMode === GITLINK || isNull(newId) ? null : newId;
-  return newBlob === null && oldBlobs.length === 0 ? null : { newBlob, oldBlobs };
+  return newBlob === null && oldBlobs.length === 0 ? null : { newBlob, oldBlobs, diffedAgainst };
 }
