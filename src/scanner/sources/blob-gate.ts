@@ -11,8 +11,10 @@ const CR = 0x0d;
 const MAX_LINE = 1 << 20;
 /** Kept from the end of an over-long line's last segment, so a keyword cut in two is still seen. */
 const KEYWORD_OVERLAP = 64;
+const PIECE = 64 << 10;
 /** Lines whose verdict is remembered: the same lines recur in every version of a file. */
-const VERDICT_CACHE_SIZE = 50_000;
+const VERDICT_CACHE_SIZE = 20_000;
+const VERDICT_LINE_LIMIT = 256;
 
 /**
  * Whether a blob holds a "detection line": a line where the prefilter hits and a rule matches, read
@@ -40,7 +42,15 @@ export class DetectionLineGate {
   }
 
   push(data: Buffer): void {
-    if (this.found) return;
+    // In pieces of at most PIECE bytes: the strings the prefilter runs on stay small enough to die
+    // young (a string of a whole blob lands in V8's old generation and holds memory until a full GC:
+    // measured 240 MB instead of 110 MB resident on a 39,000-commit history).
+    for (let at = 0; at < data.length && !this.found; at += PIECE) {
+      this.pushPiece(at === 0 && data.length <= PIECE ? data : data.subarray(at, at + PIECE));
+    }
+  }
+
+  private pushPiece(data: Buffer): void {
     const firstNl = data.indexOf(NL);
     if (firstNl === -1) {
       this.stash(data);
@@ -122,6 +132,8 @@ export class DetectionLineGate {
   private isDetectionLine(buf: Buffer, start: number, end: number): boolean {
     const contentEnd = end > start && buf[end - 1] === CR ? end - 1 : end;
     const line = buf.toString('utf8', start, contentEnd);
+    // Only short lines are remembered: a minified line would hold its memory for nothing.
+    if (line.length > VERDICT_LINE_LIMIT) return detectSecrets(line).length > 0;
     let verdict = this.verdicts.get(line);
     if (verdict === undefined) {
       verdict = detectSecrets(line).length > 0;
