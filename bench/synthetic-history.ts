@@ -4,9 +4,11 @@ import type { Writable } from 'node:stream';
 
 /**
  * Builds a large, realistic git history with `git fast-import`, streamed so the builder's memory stays
- * small: new files, edits in the middle of existing files (real diffs for git to compute), renames,
- * branches merged back with conflict resolutions, identifiers that trip the prefilter
- * (`tokenizer`, `api_key_name`) without being secrets, and fake credentials sprinkled in.
+ * small. As in real projects, most commits make a few small edits to long files (a few lines changed
+ * in a file of up to 3,000 lines: git must diff the whole file, and a blob reader must read it all),
+ * and the rest add new files or large blocks; with renames, branches merged back with conflict
+ * resolutions, identifiers that trip the prefilter (`tokenizer`, `api_key_name`) without being
+ * secrets, and fake credentials sprinkled in.
  */
 export interface SyntheticOptions {
   commits: number;
@@ -126,6 +128,9 @@ export async function buildSyntheticHistory(
   const w = new Writer(child.stdin);
   const rng = new Rng(options.seed ?? 42);
   const linesPerCommit = Math.max(1, Math.round(options.bytesPerCommit / 60));
+  // Three commits in five make small edits (about 7 added lines); the others add enough to keep the
+  // mean at linesPerCommit.
+  const bigLines = Math.max(1, Math.round((linesPerCommit - 0.6 * 7) / 0.4));
   // Live files, newest last; only the newest few hundred are edited, so the builder stays small.
   const files: { path: string; lines: string[] }[] = [];
   let created = 0;
@@ -144,13 +149,23 @@ export async function buildSyntheticHistory(
   // operation names exists on the branch it is applied to.
   const fileOps = (withSecret: boolean, onSide = false): string => {
     let ops = '';
-    const editing = files.length > 20 && (onSide || rng.int(3) !== 0);
+    const small = rng.int(5) < 3;
+    const editing = files.length > 20 && (onSide || small || rng.int(2) === 0);
     if (editing) {
       const index = files.length - 1 - rng.int(Math.min(files.length, 400));
       const file = files[index]!;
-      const at = rng.int(file.lines.length);
-      file.lines.splice(at, rng.int(4), ...addLines(linesPerCommit, withSecret));
-      if (file.lines.length > 2000) file.lines.splice(0, file.lines.length - 2000);
+      if (small) {
+        // One to three spots, each replacing up to three lines with one to six new ones (a secret
+        // goes in the last, so no later spot of the same commit replaces it).
+        const spots = 1 + rng.int(3);
+        for (let k = 0; k < spots; k++) {
+          const at = rng.int(file.lines.length);
+          file.lines.splice(at, rng.int(4), ...addLines(1 + rng.int(6), withSecret && k === spots - 1));
+        }
+      } else {
+        file.lines.splice(rng.int(file.lines.length), rng.int(4), ...addLines(bigLines, withSecret));
+      }
+      if (file.lines.length > 3000) file.lines.splice(0, file.lines.length - 3000);
       if (!onSide && rng.int(40) === 0) {
         const to = `moved/${file.path}`;
         ops += `R ${file.path} ${to}\n`;
@@ -159,7 +174,7 @@ export async function buildSyntheticHistory(
       ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;
     } else {
       const dir = rng.pick(['src', 'lib', 'src/server', 'src/web', 'pkg/core', 'config']);
-      const file = { path: `${dir}/file_${created++}.js`, lines: addLines(linesPerCommit, withSecret) };
+      const file = { path: `${dir}/file_${created++}.js`, lines: addLines(bigLines, withSecret) };
       files.push(file);
       if (files.length > 4000) files.shift();
       ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;

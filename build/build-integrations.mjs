@@ -29,6 +29,19 @@ svc-secret-scan:
     SVC_PLATFORM: b
     SVC_NO_VERIFY: "false"
     SVC_SARIF: ""
+    SVC_CACHE: .svc-cache/scan.cache
+  # The incremental-scan cache (commit ids found clean). It can only make the scanner skip commits,
+  # so a poisoned one could hide findings: it is keyed by project and branch, new branches start from
+  # the default branch's, and GitLab keeps protected branches' caches apart from the others' ("Use
+  # separate caches for protected branches", on by default): an unprotected branch or a fork's merge
+  # request cannot write a cache a protected branch reads.
+  cache:
+    key: svc-scan-v1-$CI_PROJECT_ID-$CI_COMMIT_REF_SLUG
+    fallback_keys:
+      - svc-scan-v1-$CI_PROJECT_ID-$CI_DEFAULT_BRANCH
+    paths:
+      - .svc-cache/
+    when: always
   id_tokens:
     SVC_ID_TOKEN:
       aud: svc

@@ -4,7 +4,8 @@
 # b for GitLab CI); the GitLab template embeds it (npm run build:integrations).
 #
 # Inputs (environment): SVC_API_KEY (required), SVC_BASE_URL (required), SVC_NO_VERIFY (true/false),
-# SVC_SARIF (a path, or empty for none), SVC_PLATFORM (a|b). Platform A reads its identity token
+# SVC_SARIF (a path, or empty for none), SVC_PLATFORM (a|b), SVC_CACHE (the incremental-scan cache
+# file the platform's cache keeps between runs, or empty for a full scan every time). Platform A reads its identity token
 # from ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN (permissions: id-token: write); platform B from SVC_ID_TOKEN
 # (id_tokens with aud svc). Without a token, the repository is self-reported (paid plans only).
 set -uo pipefail
@@ -91,6 +92,11 @@ else
 fi
 [ -z "${SVC_SARIF:-}" ] || args+=(--format sarif --output "$SVC_SARIF")
 [ "${SVC_NO_VERIFY:-false}" != true ] || args+=(--no-verify)
+if [ -n "${SVC_CACHE:-}" ]; then
+  # Commit ids only (never a secret); the scanner ignores, with a warning, a damaged or foreign one.
+  mkdir -p "$(dirname "$SVC_CACHE")"
+  args+=(--cache "$SVC_CACHE")
+fi
 # The text report goes to the job log: as the last --format, without an --output, it takes stdout.
 args+=(--format text)
 "$scanner" "${args[@]}"

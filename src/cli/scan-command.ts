@@ -19,6 +19,9 @@ Options:
   --output FILE                       write the report to FILE instead of stdout
   --default-branch REF                read .svcignore from REF (default: origin/HEAD, else HEAD)
   --no-verify                         do not ask providers whether found credentials still work
+  --cache FILE                        incremental scans: FILE records the commits found clean, and
+                                      the next scan reads only the others (same report as a full
+                                      scan); FILE holds commit ids only, never a secret
   -h, --help                          show this help
 
 Exit codes: 0 passed, 1 failing findings, 2 usage or fatal error, 3 scan incomplete.
@@ -39,6 +42,8 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   const result = await scanRepository({
     path,
     defaultBranch: values['default-branch'],
+    cache: values.cache,
+    scannerVersion: VERSION,
     // Spec 3: the command line checks credentials unless told not to.
     verify: values['no-verify'] ? undefined : createVerifier({ urls: config.providers }),
     onProgress: progress.update,
@@ -74,6 +79,7 @@ function parseScanArgs(argv: string[]) {
         format: { type: 'string', multiple: true },
         output: { type: 'string', short: 'o', multiple: true },
         'default-branch': { type: 'string' },
+        cache: { type: 'string' },
         'no-verify': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },

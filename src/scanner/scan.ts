@@ -2,11 +2,14 @@ import { availableParallelism } from 'node:os';
 import { detectSecrets } from './detect/detect-line.js';
 import { PREFILTER } from './detect/prefilter.js';
 import { fingerprintOf } from './fingerprint.js';
+import { IncrementalScan } from './incremental.js';
 import { classifyPath } from './location.js';
+import { sortFindings } from './report/common.js';
 import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './repository.js';
 import { attachSecret, secretOf } from './secrets.js';
+import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
-import { scanHistory } from './sources/history.js';
+import { CommitList, listCommits, scanCommitsByDiff } from './sources/history.js';
 import { summarize } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
@@ -24,6 +27,19 @@ export interface ScanOptions {
   onWarning?: (message: string) => void;
   /** Credential checks to run on the findings; none (the default) leaves every finding unchecked. */
   verify?: FindingVerifier;
+  /**
+   * How commits are read: `blob-first` (the default) gates every new blob and asks git for a line
+   * diff only where a finding is possible; `diff` reads git's diff of every commit. Both give the
+   * same result (a test holds them to it); `diff` stays as the reference.
+   */
+  method?: 'blob-first' | 'diff';
+  /**
+   * Incremental scans (contract 9): a file recording the commits found clean, read only again when
+   * they are not listed there. The report is the one a full scan gives.
+   */
+  cache?: string;
+  /** The product version, which keys the cache (a new scanner does not trust an old cache). */
+  scannerVersion?: string;
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
@@ -64,20 +80,52 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     },
   };
 
-  const history = await scanHistory({
+  const warn = (message: string) => options.onWarning?.(message);
+  const incremental =
+    options.cache === undefined
+      ? null
+      : await IncrementalScan.open(
+          { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
+          git,
+        );
+  const unchanged = incremental?.unchangedListing() ?? null;
+  const { list: commits, missing } =
+    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git);
+  const total = commits.length;
+  // Commits the cache knows had findings go straight to git's diff: the gate would only say so again.
+  const split = incremental?.toRead(commits) ?? { gate: commits, diff: CommitList.of([]) };
+  const { gate, diff } =
+    options.method === 'diff' ? { gate: CommitList.of([]), diff: split.gate.concat(split.diff) } : split;
+  let done = total - gate.length - diff.length;
+  const onCommitDone = () => {
+    done++;
+    options.onProgress?.(Math.min(done, total), total);
+  };
+  const reading = {
     git,
     sink,
     prefilter: PREFILTER,
     parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
-    onProgress: options.onProgress,
-  });
-  if (history.unreadableCommits.length > 0) {
+  };
+  const unreadable = (
+    await Promise.all([
+      scanCommitsBlobFirst(reading, gate, onCommitDone),
+      // A few known commits: worth a process each; the whole history (method 'diff'): the default split.
+      scanCommitsByDiff(reading, diff, onCommitDone, options.method === 'diff' ? undefined : 1),
+    ])
+  ).flat();
+  const unreadableCommits = [...missing, ...unreadable].sort();
+  if (unreadableCommits.length > 0) {
     options.onWarning?.(
-      `${history.unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
+      `${unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
     );
   }
 
-  const list = [...findings.values()];
+  const withFindings = new Set([...findings.values()].map((f) => f.commit));
+  await incremental?.save(commits, withFindings, unreadable, missing.length === 0);
+
+  // One order whatever the reading order, so the credential checks (at most 25) pick the same ones.
+  const list = sortFindings([...findings.values()]);
   if (options.verify !== undefined) {
     for (const [finding, result] of await options.verify(list, secretOf)) {
       finding.verification = result.verification;
@@ -88,9 +136,9 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   return {
     repository: options.path,
     defaultBranch: branch.name,
-    commitsScanned: history.commitsScanned,
-    incomplete: history.unreadableCommits.length > 0,
-    unreadableCommits: history.unreadableCommits,
+    commitsScanned: total - unreadable.length,
+    incomplete: unreadableCommits.length > 0,
+    unreadableCommits,
     shallow,
     findings: list,
     summary,

@@ -169,6 +169,46 @@ describe('platform A: the action script', () => {
     expect(JSON.parse(readFileSync(join(dir, 'svc.sarif'), 'utf8')).runs[0].results).toHaveLength(1);
   });
 
+  it('keeps the incremental-scan cache in SVC_CACHE: the next run reads it and gives the same verdict', async () => {
+    const cacheFile = join(dir, 'cache-a', 'nested', 'scan.cache');
+    const first = await run(`bash "${SCRIPT}"`, failing.dir, env({ SVC_CACHE: cacheFile }).vars);
+    expect(first.code, first.out).toBe(1);
+    const written = readFileSync(cacheFile, 'latin1');
+    expect(written.startsWith('svc-scan-cache 1\n')).toBe(true);
+    const second = await run(`bash "${SCRIPT}"`, failing.dir, env({ SVC_CACHE: cacheFile }).vars);
+    expect(second.code, second.out).toBe(1);
+    expect(second.out).not.toContain('scan cache');
+    // A damaged cache is a warning, never a failure of its own.
+    writeFileSync(cacheFile, 'garbage');
+    const damaged = await run(`bash "${SCRIPT}"`, failing.dir, env({ SVC_CACHE: cacheFile }).vars);
+    expect(damaged.code, damaged.out).toBe(1);
+    expect(damaged.out).toContain('is damaged; ignoring it and scanning in full');
+  });
+
+  it('keys the platform cache by repository and ref, restoring only its own ref or the default branch', () => {
+    const gh = (expression: string) => `$\{{ ${expression} }}`; // a GitHub expression
+    const action = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+    const keys = [...action.matchAll(/key: (.*)/g)].map((m) => m[1]);
+    expect(keys.length).toBe(2);
+    for (const key of keys)
+      expect(key).toMatch(/^svc-scan-v1-\$\{\{ github\.repository_id \}\}-\$\{\{ github\.ref \}\}-/);
+    const restore = action
+      .split('restore-keys: |\n')[1]!
+      .split('\n    - ')[0]!
+      .trim()
+      .split('\n')
+      .map((l) => l.trim());
+    expect(restore).toEqual([
+      `svc-scan-v1-${gh('github.repository_id')}-${gh('github.ref')}-`,
+      `svc-scan-v1-${gh('github.repository_id')}-refs/heads/${gh('github.event.repository.default_branch')}-`,
+    ]);
+    expect(action).toMatch(/actions\/cache\/restore@v4/);
+    expect(action).toMatch(/actions\/cache\/save@v4/);
+    expect(action).toContain(
+      `SVC_CACHE: ${gh("inputs.cache == 'true' && format('{0}/svc-scan-cache/scan.cache', runner.temp) || ''")}`,
+    );
+  });
+
   it('passes the job when secrets are only outside code', async () => {
     const { summary, vars } = env();
     const r = await run(`bash "${SCRIPT}"`, clean.dir, vars);
@@ -282,6 +322,10 @@ describe('platform B: the template job', () => {
     expect(readFileSync(TEMPLATE, 'utf8')).toContain('GIT_DEPTH: "0"');
     expect(readFileSync(TEMPLATE, 'utf8')).toMatch(/id_tokens:\n\s+SVC_ID_TOKEN:\n\s+aud: svc/);
     expect(readFileSync(TEMPLATE, 'utf8')).toContain('secret_detection: gl-secret-detection-report.json');
+    expect(readFileSync(TEMPLATE, 'utf8')).toMatch(
+      /cache:\n\s+key: svc-scan-v1-\$CI_PROJECT_ID-\$CI_COMMIT_REF_SLUG\n\s+fallback_keys:\n\s+- svc-scan-v1-\$CI_PROJECT_ID-\$CI_DEFAULT_BRANCH\n\s+paths:\n\s+- \.svc-cache\/\n/,
+    );
+    expect(readFileSync(TEMPLATE, 'utf8')).toContain('SVC_CACHE: .svc-cache/scan.cache');
   });
 
   it('scans with the job token, writes the merge-request report and the markdown artifact, and fails', async () => {

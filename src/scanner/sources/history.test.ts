@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticHistory, type SyntheticHistory } from '../../../bench/synthetic-history.js';
+import { renderReport } from '../report/index.js';
 import { scanRepository } from '../scan.js';
 
 // A history long enough to be split across git processes (more than 1024 commits a process).
@@ -23,13 +24,17 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const json = (r: Awaited<ReturnType<typeof scanRepository>>) =>
+  renderReport(r, 'json', { toolVersion: 'test' });
 const fingerprints = (r: Awaited<ReturnType<typeof scanRepository>>) =>
   r.findings.map((f) => f.fingerprint).sort();
 
 describe('a history split across git processes', () => {
-  it('finds the same findings with one process and with several', async () => {
+  it('finds the same findings with one process and with several, reading blobs or diffs', async () => {
     const one = await scanRepository({ path: repo, parallelism: 1 });
     const three = await scanRepository({ path: repo, parallelism: 3 });
+    const byDiff = await scanRepository({ path: repo, parallelism: 2, method: 'diff' });
+    expect(json(one)).toBe(json(byDiff));
     expect(one.commitsScanned).toBe(built.commits);
     expect(three.commitsScanned).toBe(built.commits);
     expect(fingerprints(three)).toEqual(fingerprints(one));
@@ -69,6 +74,8 @@ describe('a history split across git processes', () => {
       rmSync(join(damaged, '.git', 'objects', blob.slice(0, 2), blob.slice(2)), { force: true });
     }
     const result = await scanRepository({ path: damaged, parallelism: 2 });
+    const byDiff = await scanRepository({ path: damaged, parallelism: 2, method: 'diff' });
+    expect(json(result)).toBe(json(byDiff));
     expect(result.incomplete).toBe(true);
     for (const v of victims) expect(result.unreadableCommits).toContain(v);
     // Later commits that still need a lost blob (a diff against it) are unreadable too; the rest is scanned.

@@ -1,7 +1,7 @@
 import { ScanError } from '../errors.js';
 import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser } from './diff-parser.js';
-import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git.js';
+import { BOUNDED_PACK_MEMORY, firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git.js';
 
 /**
  * `git log` with every option that shapes its output pinned, so user configuration (diff.noprefix,
@@ -10,14 +10,7 @@ import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git
  * parents (conflict resolutions, evil merges); -M: renames (git's default similarity).
  */
 const LOG_ARGS = [
-  // git maps pack files into memory in windows of up to 1 GiB and keeps up to 8 GiB mapped, so its
-  // resident memory grows with the pack's size. Small windows bound it (~140 MiB a process, measured
-  // by `npm run bench`) for a few percent of speed; the delta-base cache keeps its default, as
-  // shrinking it costs far more.
-  '-c',
-  'core.packedGitWindowSize=8m',
-  '-c',
-  'core.packedGitLimit=32m',
+  ...BOUNDED_PACK_MEMORY,
   '-c',
   'log.showRoot=true',
   '-c',
@@ -52,17 +45,10 @@ export interface HistoryScanOptions {
   prefilter: RegExp;
   /** How many `git log` processes to run at once. */
   parallelism: number;
-  onProgress?: (done: number, total: number) => void;
-}
-
-export interface HistoryScanOutcome {
-  commitsTotal: number;
-  commitsScanned: number;
-  unreadableCommits: string[];
 }
 
 /** A list of commit ids stored as one buffer of fixed-width `<hex>\n` records: ~41 bytes a commit. */
-class CommitList {
+export class CommitList {
   constructor(
     readonly records: Buffer,
     readonly width: number,
@@ -76,39 +62,57 @@ class CommitList {
   from(i: number): Buffer {
     return this.records.subarray(i * this.width);
   }
+  /** The list in the opposite order (oldest first, for `git rev-list` output). */
+  reversed(): CommitList {
+    const out = Buffer.allocUnsafe(this.records.length);
+    const n = this.length;
+    for (let i = 0; i < n; i++)
+      this.records.copy(out, (n - 1 - i) * this.width, i * this.width, (i + 1) * this.width);
+    return new CommitList(out, this.width);
+  }
+  /** The commits for which `keep` says true, in the same order. */
+  filter(keep: (sha: string) => boolean): CommitList {
+    const parts: Buffer[] = [];
+    for (let i = 0; i < this.length; i++) {
+      if (keep(this.at(i))) parts.push(this.records.subarray(i * this.width, (i + 1) * this.width));
+    }
+    return new CommitList(Buffer.concat(parts), parts.length === 0 ? 0 : this.width);
+  }
+  concat(other: CommitList): CommitList {
+    if (other.length === 0) return this;
+    if (this.length === 0) return other;
+    return new CommitList(Buffer.concat([this.records, other.records]), this.width);
+  }
+  static of(shas: readonly string[]): CommitList {
+    const width = shas.length > 0 ? shas[0]!.length + 1 : 0;
+    return new CommitList(Buffer.from(shas.map((c) => `${c}\n`).join(''), 'latin1'), width);
+  }
 }
 
-/** Scans every line added by every commit reachable from any ref. */
-export async function scanHistory(options: HistoryScanOptions): Promise<HistoryScanOutcome> {
-  const { list: all, missing } = await listCommits(options.git);
-  const total = all.length;
-  let done = 0;
-  const progress = () => options.onProgress?.(Math.min(done, total), total);
+/**
+ * Runs `git log -p` over the given commits, split into contiguous runs across processes, and returns
+ * the commits git could not read. `minPerProcess` trades a process's start-up against parallelism.
+ */
+export async function scanCommitsByDiff(
+  options: HistoryScanOptions,
+  commits: CommitList,
+  onCommitDone: () => void,
+  minPerProcess = MIN_COMMITS_PER_PROCESS,
+): Promise<string[]> {
   const parts = partition(
-    all,
-    Math.max(1, Math.min(options.parallelism, Math.ceil(total / MIN_COMMITS_PER_PROCESS))),
+    commits,
+    Math.max(1, Math.min(options.parallelism, Math.ceil(commits.length / minPerProcess))),
   );
-  const unreadable: string[] = [...missing];
-  await Promise.all(
-    parts.map((part) =>
-      scanPart(options, part, unreadable, () => {
-        done++;
-        progress();
-      }),
-    ),
-  );
-  return {
-    commitsTotal: total + missing.length,
-    commitsScanned: total - (unreadable.length - missing.length),
-    unreadableCommits: unreadable.sort(),
-  };
+  const unreadable: string[] = [];
+  await Promise.all(parts.map((part) => scanPart(options, part, unreadable, onCommitDone)));
+  return unreadable;
 }
 
 /**
  * Every commit reachable from any ref, once. `git rev-list --all` dies on a missing commit object;
  * then a slower walk lists what can be read, and the missing commits are unreadable from the start.
  */
-async function listCommits(git: GitRunner): Promise<{ list: CommitList; missing: string[] }> {
+export async function listCommits(git: GitRunner): Promise<{ list: CommitList; missing: string[] }> {
   const result = await runGit(git, ['rev-list', '--all']);
   if (result.code === 0) {
     const nl = result.stdout.indexOf(0x0a);
@@ -118,9 +122,7 @@ async function listCommits(git: GitRunner): Promise<{ list: CommitList; missing:
   if (walked.commits.length === 0 && walked.missing.length === 0) {
     throw new ScanError('fatal', `cannot list the repository's commits: ${firstLine(result.stderr)}`);
   }
-  const records = Buffer.from(walked.commits.map((c) => `${c}\n`).join(''), 'latin1');
-  const width = walked.commits.length > 0 ? walked.commits[0]!.length + 1 : 0;
-  return { list: new CommitList(records, width), missing: walked.missing };
+  return { list: CommitList.of(walked.commits), missing: walked.missing };
 }
 
 /**

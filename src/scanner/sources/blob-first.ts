@@ -1,0 +1,112 @@
+import { BlobStream } from './blob-stream.js';
+import { BlobState, BlobTable, type CommitRecord } from './blob-table.js';
+import { DeferredGate } from './deferred-gate.js';
+import { BOUNDED_PACK_MEMORY, runGit } from './git.js';
+import { CommitList, type HistoryScanOptions, scanCommitsByDiff } from './history.js';
+import { listTreeChanges } from './tree-changes.js';
+
+/**
+ * Blob-first scanning (see docs/ARCHITECTURE.md, "Why this design"). git's line diffs are the cost
+ * of a scan, and almost no commit needs one: a commit can only yield a finding where it adds a
+ * detection line (blob-gate.ts), and such a line is in one of the blobs the commit brings in. So:
+ *
+ * 1. list each commit's tree changes (`git log --raw`: no blob read, no diff);
+ * 2. read each blob once (`git cat-file --batch`) and ask the gate whether it holds a detection line,
+ *    looking only at the lines that differ from the version it replaced (deferred-gate.ts);
+ * 3. run git's own diff (history.ts, the reference path) over just the commits that bring in such a
+ *    blob, or that git could not list or read: their findings and unreadable commits are exactly
+ *    what the diff path gives, and every other commit provably has none.
+ */
+
+/** Fewer commits than this share one `git log -p`: the diff pass is short, start-up is not free. */
+const MIN_DIFF_COMMITS_PER_PROCESS = 64;
+
+export async function scanCommitsBlobFirst(
+  options: HistoryScanOptions,
+  commits: CommitList,
+  onCommitDone: () => void,
+): Promise<string[]> {
+  if (commits.length === 0) return [];
+  const blobs = new BlobTable();
+  const gate = new DeferredGate(blobs);
+  const commitsToDiff: string[] = [];
+  // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
+  // was measured: its gain was within the noise of a shared machine, and two more git processes with
+  // their caches take the scan over its 300 MB budget.
+  const stream = new BlobStream(options.git, gate.sink());
+  const records: CommitRecord[] = [];
+  await listTreeChanges(
+    options.git,
+    commits.reversed(),
+    (sha, changes) => {
+      const { record, introduced } = blobs.record(sha, changes, stream);
+      records.push(record);
+      for (const index of introduced) gate.introduced(index);
+    },
+    (sha) => commitsToDiff.push(sha),
+  );
+  await stream.finish();
+  gate.flush();
+
+  const clean: string[] = [];
+  for (const record of records) {
+    if (blobs.mayAddDetectionLine(record)) {
+      commitsToDiff.push(record.sha);
+    } else {
+      clean.push(record.sha);
+      onCommitDone();
+    }
+  }
+  if (blobs.missingCount > 0) {
+    commitsToDiff.push(...(await mergesTouchingMissingBlobs(options, clean, blobs)));
+  }
+  return scanCommitsByDiff(options, CommitList.of(commitsToDiff), onCommitDone, MIN_DIFF_COMMITS_PER_PROCESS);
+}
+
+/**
+ * In a damaged repository, git's diff of a merge reads each parent's version of every path that
+ * differs from that parent (for rename detection), not just the paths `-c` lists; a missing one
+ * makes the merge unreadable. So the merges the gate let through are listed once more, per parent,
+ * and any that names a missing object goes the careful way too.
+ */
+async function mergesTouchingMissingBlobs(
+  options: HistoryScanOptions,
+  clean: string[],
+  blobs: BlobTable,
+): Promise<string[]> {
+  const idsByMerge = new Map<string, Set<string>>();
+  const unlisted: string[] = [];
+  await listTreeChanges(
+    options.git,
+    CommitList.of(clean),
+    (sha, changes) => {
+      const ids = idsByMerge.get(sha) ?? new Set<string>();
+      idsByMerge.set(sha, ids);
+      for (const change of changes)
+        for (const id of [...change.oldBlobs, change.newBlob ?? '']) if (id) ids.add(id);
+    },
+    (sha) => unlisted.push(sha),
+    'per-parent',
+  );
+  const unknown = new Set<string>();
+  for (const ids of idsByMerge.values())
+    for (const id of ids) if (blobs.indexOf(id) === undefined) unknown.add(id);
+  const check = await runGit(
+    options.git,
+    [...BOUNDED_PACK_MEMORY, 'cat-file', '--batch-check'],
+    [...unknown].map((id) => `${id}\n`).join(''),
+  );
+  const missing = new Set(
+    check.stdout
+      .toString('latin1')
+      .split('\n')
+      .filter((line) => line.endsWith(' missing'))
+      .map((line) => line.slice(0, line.indexOf(' '))),
+  );
+  const isMissing = (id: string) => {
+    const index = blobs.indexOf(id);
+    return index === undefined ? missing.has(id) : blobs.state[index] === BlobState.Missing;
+  };
+  const touching = [...idsByMerge].filter(([, ids]) => [...ids].some(isMissing)).map(([sha]) => sha);
+  return [...unlisted, ...touching];
+}

@@ -1,0 +1,113 @@
+import { BOUNDED_PACK_MEMORY, type GitRunner, spawnFailure, spawnGit } from './git.js';
+
+/**
+ * Receives each object `git cat-file --batch` answers, in the order they were requested, by the
+ * number the requester gave it.
+ */
+export interface BlobSink {
+  /** The object exists; `size` bytes of content follow through `chunk`, then `end`. */
+  start(index: number, size: number): void;
+  chunk(data: Buffer): void;
+  end(): void;
+  /** The object is not in the repository (a partial or damaged clone). */
+  missing(index: number): void;
+}
+
+const NL = 0x0a;
+
+/**
+ * Streams object contents out of one `git cat-file --batch`: requests are written as they come and
+ * answers parsed as they arrive, so git inflates the next blob while we read the last. Contents are
+ * handed on in the pipe's own chunks (never concatenated here), so memory stays at one chunk
+ * whatever the blob's size.
+ */
+export class BlobStream {
+  private readonly child;
+  private readonly done: Promise<void>;
+  private header = '';
+  /** Bytes of the current object's content still to come, then its trailing newline. */
+  private remaining = -1;
+  /** The numbers of the requests not answered yet, oldest first. */
+  private readonly asked: number[] = [];
+  private nextAnswer = 0;
+
+  constructor(
+    git: GitRunner,
+    private readonly sink: BlobSink,
+  ) {
+    // Half the default delta-base cache: 93 MB instead of 145 MB resident for 5% more time (measured
+    // on a 24,000-commit history; a quarter costs 15%).
+    this.child = spawnGit(git, [
+      ...BOUNDED_PACK_MEMORY,
+      '-c',
+      'core.deltaBaseCacheLimit=48m',
+      'cat-file',
+      '--batch',
+    ]);
+    this.child.stderr.resume();
+    this.child.stdin.on('error', () => {}); // git died; the close handler reports it.
+    this.done = new Promise((resolve, reject) => {
+      this.child.on('error', (e) => reject(spawnFailure(git, e)));
+      this.child.on('close', (code) => {
+        if (code === 0 && this.remaining === -1 && this.header === '') resolve();
+        else reject(new Error(`git cat-file --batch stopped (exit ${code})`));
+      });
+    });
+    this.child.stdout.on('data', (chunk: Buffer) => this.push(chunk));
+  }
+
+  request(id: string, index: number): void {
+    this.asked.push(index);
+    this.child.stdin.write(`${id}\n`);
+  }
+
+  /** No more requests; resolves once every answer has been handed on. */
+  finish(): Promise<void> {
+    this.child.stdin.end();
+    return this.done;
+  }
+
+  private push(chunk: Buffer): void {
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (this.remaining > 0) {
+        const take = Math.min(this.remaining, chunk.length - pos);
+        this.sink.chunk(chunk.subarray(pos, pos + take));
+        this.remaining -= take;
+        pos += take;
+        continue;
+      }
+      if (this.remaining === 0) {
+        pos++; // the newline after the content
+        this.remaining = -1;
+        this.sink.end();
+        continue;
+      }
+      const nl = chunk.indexOf(NL, pos);
+      if (nl === -1) {
+        this.header += chunk.toString('latin1', pos);
+        return;
+      }
+      const header = this.header + chunk.toString('latin1', pos, nl);
+      this.header = '';
+      pos = nl + 1;
+      this.answer(header);
+    }
+  }
+
+  /** `<id> <type> <size>` or `<id> missing` (also `<name> ambiguous`, which we never ask for). */
+  private answer(header: string): void {
+    const [, type = '', size = ''] = header.split(' ');
+    const index = this.asked[this.nextAnswer++]!;
+    if (this.nextAnswer > 4096) {
+      this.asked.splice(0, this.nextAnswer);
+      this.nextAnswer = 0;
+    }
+    if (type === 'missing' || type === 'ambiguous' || size === '') {
+      this.sink.missing(index);
+      return;
+    }
+    this.remaining = Number(size);
+    this.sink.start(index, this.remaining);
+  }
+}

@@ -1,0 +1,199 @@
+import { BOUNDED_PACK_MEMORY, type GitRunner, spawnFailure, spawnGit } from './git.js';
+import type { CommitList } from './history.js';
+
+/**
+ * One path a commit changed, as `git log --raw -c` lists it: the blob it has now (null when the path
+ * was deleted) and the blobs it had in each parent (none for an added path). Gitlinks (submodule
+ * commits) are left out: they are not objects of this repository and hold no lines.
+ */
+export interface TreeChange {
+  newBlob: string | null;
+  oldBlobs: string[];
+  /**
+   * For each old blob, whether git diffs the new blob against it: not across a change between a
+   * file and a symlink, which git shows as a deletion and an addition.
+   */
+  diffedAgainst: boolean[];
+}
+
+/**
+ * Tree changes only: no blob is read and no line diff is made. -c lists, for a merge, only the paths
+ * that differ from every parent (a superset of what `--cc` shows lines for); --no-renames because the
+ * gate needs the blobs, not the pairing, and rename detection is the one part of this that reads
+ * blobs. Output-shaping options are pinned as in history.ts.
+ */
+const RAW_ARGS = [
+  ...BOUNDED_PACK_MEMORY,
+  // Trees only: a small delta-base cache costs nothing here (65 MB instead of 180 MB, same speed).
+  '-c',
+  'core.deltaBaseCacheLimit=8m',
+  '-c',
+  'log.showRoot=true',
+  '-c',
+  'log.showSignature=false',
+  'log',
+  '--no-walk=unsorted',
+  '--stdin',
+  '--format=%x01%H',
+  '--raw',
+  '-r',
+  '--no-renames',
+  '--no-abbrev',
+  '--no-notes',
+  '--no-relative',
+  '-z',
+];
+
+/**
+ * `combined`: each commit once, a merge's paths that differ from every parent (`-c`).
+ * `per-parent`: merges only, once per parent, every path that differs from that parent (`-m`).
+ */
+export type ListingMode = 'combined' | 'per-parent';
+const MODE_ARGS: Record<ListingMode, string[]> = { combined: ['-c'], 'per-parent': ['-m', '--merges'] };
+
+const GITLINK = '160000';
+const NUL = 0;
+
+/**
+ * Lists the tree changes of every commit in `commits`, in order, calling `onCommit` once for each.
+ * When git dies on a damaged object, the commits it could not list are handed to `onUnlisted`
+ * (the caller reads them the careful way) and the listing resumes after them.
+ */
+export async function listTreeChanges(
+  git: GitRunner,
+  commits: CommitList,
+  onCommit: (sha: string, changes: TreeChange[]) => void,
+  onUnlisted: (sha: string) => void,
+  mode: ListingMode = 'combined',
+): Promise<void> {
+  let start = 0;
+  while (start < commits.length) {
+    if (mode === 'per-parent') {
+      // A merge is printed once per parent, so the count of headers does not say where git died:
+      // on failure every commit of this run is unlisted (only used on damaged repositories).
+      const listed = await runRaw(git, [...RAW_ARGS, ...MODE_ARGS[mode]], commits.from(start), onCommit);
+      if (listed !== null) for (let i = start; i < commits.length; i++) onUnlisted(commits.at(i));
+      return;
+    }
+    const listed = await runRaw(git, [...RAW_ARGS, ...MODE_ARGS[mode]], commits.from(start), onCommit);
+    if (listed === null) return;
+    // git prints a commit once its whole tree diff is made, so the commit after the last one printed
+    // is the one it died on; the last printed may be cut short, so it goes the careful way too.
+    const failedAt = start + listed;
+    if (listed > 0) onUnlisted(commits.at(failedAt - 1));
+    if (failedAt < commits.length) onUnlisted(commits.at(failedAt));
+    start = failedAt + 1;
+  }
+}
+
+/** One `git log --raw` run; null when it listed everything, else how many commits it completed. */
+function runRaw(
+  git: GitRunner,
+  args: string[],
+  stdin: Buffer,
+  onCommit: (sha: string, changes: TreeChange[]) => void,
+): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const parser = new RawParser(onCommit);
+    const child = spawnGit(git, args);
+    child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
+    child.stderr.resume();
+    child.on('error', (e) => reject(spawnFailure(git, e)));
+    child.on('close', (code) => {
+      if (code === 0) {
+        parser.finish();
+        resolve(null);
+      } else {
+        resolve(parser.completed);
+      }
+    });
+    child.stdin.on('error', () => {}); // git died early; its exit code says so.
+    child.stdin.end(stdin);
+  });
+}
+
+/**
+ * Parser of `--format=%x01%H --raw -z` output: NUL-separated fields; a commit header field starts with
+ * \x01; a raw entry is a `:`-field (`::` and more colons for a merge's combined form) then a path
+ * field. A commit is complete when the next header arrives or git exits cleanly.
+ */
+class RawParser {
+  private carry = '';
+  private sha: string | null = null;
+  private changes: TreeChange[] = [];
+  private expectPath = false;
+  completed = 0;
+
+  constructor(private readonly onCommit: (sha: string, changes: TreeChange[]) => void) {}
+
+  push(chunk: Buffer): void {
+    const lastNul = chunk.lastIndexOf(NUL);
+    if (lastNul === -1) {
+      this.carry += chunk.toString('latin1');
+      return;
+    }
+    const fields = (this.carry + chunk.toString('latin1', 0, lastNul)).split('\0');
+    this.carry = chunk.toString('latin1', lastNul + 1);
+    for (const field of fields) this.field(field);
+  }
+
+  finish(): void {
+    if (this.carry !== '') this.field(this.carry);
+    this.carry = '';
+    this.flush();
+  }
+
+  private field(raw: string): void {
+    if (this.expectPath) {
+      this.expectPath = false; // the path itself is not needed: blobs are what the gate reads
+      return;
+    }
+    const field = raw.charCodeAt(0) === 0x0a ? raw.slice(1) : raw;
+    if (field === '') return;
+    if (field.charCodeAt(0) === 0x01) {
+      this.flush();
+      this.sha = field.slice(1);
+      return;
+    }
+    if (field.charCodeAt(0) === 0x3a /* : */) {
+      this.expectPath = true;
+      const change = parseEntry(field);
+      if (change !== null) this.changes.push(change);
+    }
+  }
+
+  private flush(): void {
+    if (this.sha === null) return;
+    this.onCommit(this.sha, this.changes);
+    this.completed++;
+    this.sha = null;
+    this.changes = [];
+  }
+}
+
+const isNull = (id: string): boolean => /^0+$/.test(id);
+const isSymlink = (mode: string): boolean => mode === '120000';
+
+/**
+ * `:<old mode> <new mode> <old id> <new id> <status>`, or for a merge with N parents
+ * `::…` with N+1 modes, N+1 ids (the parents' then the merge's) and N status letters.
+ */
+function parseEntry(field: string): TreeChange | null {
+  let colons = 0;
+  while (field.charCodeAt(colons) === 0x3a) colons++;
+  const parts = field.slice(colons).split(' ');
+  const modes = parts.slice(0, colons + 1);
+  const ids = parts.slice(colons + 1, 2 * colons + 2);
+  if (ids.length !== colons + 1) return null;
+  const newMode = modes[colons]!;
+  const newId = ids[colons]!;
+  const oldBlobs: string[] = [];
+  const diffedAgainst: boolean[] = [];
+  for (let k = 0; k < colons; k++) {
+    if (modes[k] === GITLINK || isNull(ids[k]!)) continue;
+    oldBlobs.push(ids[k]!);
+    diffedAgainst.push(isSymlink(modes[k]!) === isSymlink(newMode));
+  }
+  const newBlob = newMode === GITLINK || isNull(newId) ? null : newId;
+  return newBlob === null && oldBlobs.length === 0 ? null : { newBlob, oldBlobs, diffedAgainst };
+}

@@ -1,0 +1,193 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEdgeHistory, deleteObjects } from '../helpers/edge-history.js';
+import { FakeProviders } from '../helpers/fake-providers.js';
+import { fakeCodehostToken, fakePaymentKey } from '../helpers/fake-secrets.js';
+import { TestRepo } from '../helpers/git-repo.js';
+import { CLI, runSvc } from '../helpers/svc-cli.js';
+
+/**
+ * `svc scan --cache FILE` (contract 9), through the built CLI: after every change to the repository,
+ * a scan with the cache gives the report a full scan gives, byte for byte, warnings aside.
+ */
+let repo: TestRepo;
+let providers: FakeProviders;
+let work: string;
+let cache: string;
+let planted: string[];
+const ACTIVE = fakeCodehostToken(71);
+const REVOKED = fakePaymentKey(72);
+
+beforeAll(async () => {
+  expect(statSync(CLI).isFile(), 'run `npm run build` first').toBe(true);
+  providers = await FakeProviders.start();
+  providers.set(ACTIVE, 'active').set(REVOKED, 'revoked');
+  repo = new TestRepo();
+  planted = buildEdgeHistory(repo);
+  repo.commitFiles({ 'deploy/keys.env': `GH=${ACTIVE}\nSTRIPE=${REVOKED}\n` });
+  planted.push(ACTIVE, REVOKED);
+  work = mkdtempSync(join(tmpdir(), 'svc-cache-test-'));
+  cache = join(work, 'scan.cache');
+});
+afterAll(async () => {
+  repo.cleanup();
+  await providers.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function scan(args: string[], path = repo.dir) {
+  const r = await runSvc(['scan', path, '--format', 'json', ...args], { env: providers.env });
+  expect(r.code === 0 || r.code === 1 || r.code === 3, r.stderr).toBe(true);
+  return r;
+}
+
+/** Scans with the cache and without, and holds them to the same report and exit code. */
+async function expectSameAsFullScan(path = repo.dir, cacheFile = cache) {
+  const full = await scan([], path);
+  const cached = await scan(['--cache', cacheFile], path);
+  expect(cached.stdout).toBe(full.stdout);
+  expect(cached.code).toBe(full.code);
+  return { full, cached };
+}
+
+describe('svc scan --cache', () => {
+  it('gives a full scan report on the first scan, on an unchanged history, and after new commits', async () => {
+    const first = await expectSameAsFullScan();
+    expect(first.cached.stderr).toBe('');
+    const report = JSON.parse(first.full.stdout);
+    expect(report.findings.length).toBeGreaterThan(5);
+    // The credential checks ran on the cached scan too: its findings were read again.
+    const statuses = report.findings.map((f: { verification: string }) => f.verification);
+    expect(statuses).toContain('active');
+    expect(statuses).toContain('revoked');
+    await expectSameAsFullScan();
+    repo.commitFiles({ 'src/new.js': 'export const x = 1;\n' });
+    await expectSameAsFullScan();
+    repo.commitFiles({ 'src/new.js': `export const gh = "${fakeCodehostToken(73)}";\n` });
+    planted.push(fakeCodehostToken(73));
+    await expectSameAsFullScan();
+  });
+
+  it('follows new branches, deleted branches and a force-push', async () => {
+    repo.git('checkout', '-q', '-b', 'topic');
+    repo.commitFiles({ 'topic.env': `STRIPE=${fakePaymentKey(74)}\n` });
+    planted.push(fakePaymentKey(74));
+    repo.commitFiles({ 'topic.txt': 'more\n' });
+    await expectSameAsFullScan();
+    repo.git('checkout', '-q', 'main');
+    repo.git('branch', '-q', '-D', 'topic');
+    await expectSameAsFullScan();
+    // Rewrite the last two commits of main: the old ones disappear, new ones appear.
+    repo.git('reset', '-q', '--hard', 'HEAD~2');
+    repo.commitFiles({ 'src/new.js': `export const gh = "${fakeCodehostToken(75)}"; // rewritten\n` });
+    planted.push(fakeCodehostToken(75));
+    repo.git('gc', '-q', '--prune=now');
+    await expectSameAsFullScan();
+  });
+
+  it('applies a changed .svcignore and new verification results', async () => {
+    const before = JSON.parse((await scan(['--cache', cache])).stdout);
+    const ignored = before.findings.find((f: { location: string }) => f.location === 'code').fingerprint;
+    repo.commitFiles({ '.svcignore': `${ignored}\n` });
+    const { cached } = await expectSameAsFullScan();
+    expect(JSON.parse(cached.stdout).findings.filter((f: { ignored: boolean }) => f.ignored)).toHaveLength(1);
+    providers.set(ACTIVE, 'revoked').set(REVOKED, 'active');
+    const flipped = await expectSameAsFullScan();
+    const keys = JSON.parse(flipped.cached.stdout).findings.filter(
+      (f: { path: string }) => f.path === 'deploy/keys.env',
+    );
+    expect(
+      keys.map((f: { ruleId: string; verification: string }) => `${f.ruleId} ${f.verification}`),
+    ).toEqual(['codehost-token revoked', 'payment-live-key active']);
+    providers.set(ACTIVE, 'active').set(REVOKED, 'revoked');
+  });
+
+  it('reads only the commits it does not record as clean', async () => {
+    // Damage a clean, cached commit's blob: a full scan notices, the cached one never reads it.
+    const clone = join(work, 'clone');
+    execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, clone]);
+    const cloneCache = join(work, 'clone.cache');
+    await scan(['--cache', cloneCache], clone);
+    // The version of src/long.js from the commit that edited it far from its secret: that commit
+    // and the next (which diffs against it) hold no finding.
+    const edits = execFileSync(
+      'git',
+      ['-C', clone, 'log', '--reverse', '--format=%H', 'main', '--', 'src/long.js'],
+      {
+        encoding: 'utf8',
+      },
+    ).split('\n');
+    const blob = execFileSync('git', ['-C', clone, 'rev-parse', `${edits[2]}:src/long.js`], {
+      encoding: 'utf8',
+    }).trim();
+    deleteObjects(clone, [blob]);
+    const full = JSON.parse((await scan([], clone)).stdout);
+    const cached = JSON.parse((await scan(['--cache', cloneCache], clone)).stdout);
+    expect(full.unreadableCommits.length).toBeGreaterThan(0);
+    expect(cached.unreadableCommits).toEqual([]);
+    expect(cached.findings).toEqual(full.findings);
+  });
+
+  it('reads a shallow clone’s boundary commits again, as they add every line there', async () => {
+    const full = join(work, 'full');
+    const shallow = join(work, 'shallow');
+    execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, full]);
+    execFileSync('git', ['clone', '-q', '--depth', '3', '--no-single-branch', `file://${repo.dir}`, shallow]);
+    const shared = join(work, 'shared.cache');
+    await scan(['--cache', shared], full);
+    const { cached } = await expectSameAsFullScan(shallow, shared);
+    expect(cached.stderr).toMatch(/shallow clone/);
+  });
+
+  it('ignores, with a warning, a damaged cache and one from another scanner version', async () => {
+    await scan(['--cache', cache]);
+    const good = readFileSync(cache, 'latin1');
+    writeFileSync(cache, good.slice(0, good.length - 20));
+    const { cached } = await expectSameAsFullScan();
+    expect(cached.stderr).toMatch(/scan cache .* is damaged; ignoring it and scanning in full/);
+    writeFileSync(cache, good.replace(/"scanner":"[^"]*"/, '"scanner":"0.0.0-other"'));
+    const other = await expectSameAsFullScan();
+    expect(other.cached.stderr).toMatch(/another scanner or rule version/);
+    writeFileSync(cache, 'not a cache at all');
+    expect((await expectSameAsFullScan()).cached.stderr).toMatch(/damaged/);
+    // Each of those scans rewrote it whole, atomically: no temporary file is left beside it.
+    expect(readdirSync(work).filter((f) => f.includes('.tmp'))).toEqual([]);
+  });
+
+  it('never writes a secret, or even a masked value, to the cache or a report', async () => {
+    const outputs = ['json', 'sarif', 'markdown', 'text', 'gitlab'].flatMap((f) => [
+      '--format',
+      f,
+      '--output',
+      join(work, `report.${f}`),
+    ]);
+    await runSvc(['scan', repo.dir, '--cache', cache, ...outputs], { env: providers.env });
+    const written = readdirSync(work, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name))
+      .filter((p) => !p.includes(`${join(work, 'clone')}/`) && !/\/(full|shallow)\//.test(p));
+    expect(written).toContain(cache);
+    expect(planted.length).toBeGreaterThan(10);
+    for (const file of written) {
+      const content = readFileSync(file, 'latin1');
+      for (const secret of planted)
+        expect(content.includes(secret), `${secret.slice(0, 4)}… in ${file}`).toBe(false);
+    }
+    const cacheText = readFileSync(cache, 'latin1');
+    const report = JSON.parse(readFileSync(join(work, 'report.json'), 'utf8'));
+    for (const f of report.findings) {
+      expect(cacheText.includes(f.maskedValue)).toBe(false);
+      expect(cacheText.includes(f.path)).toBe(false);
+    }
+    // Commit ids only, after the two header lines.
+    expect(
+      cacheText
+        .split('\n')
+        .slice(2, -1)
+        .every((line) => /^[0-9a-f]{40}$/.test(line)),
+    ).toBe(true);
+  });
+});
