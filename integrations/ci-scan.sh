@@ -20,6 +20,8 @@ say() { # level message: an annotation on platform A, a plain line on B
 die() { say error "$1"; exit "${2:-2}"; }
 
 [ -n "${SVC_API_KEY:-}" ] || die "no API key: set the api-key input (platform A) or SVC_API_KEY (platform B) from a secret"
+# A template served by the service itself names the service in SVC_DEFAULT_BASE_URL; the user's own wins.
+SVC_BASE_URL="${SVC_BASE_URL:-${SVC_DEFAULT_BASE_URL:-}}"
 [ -n "${SVC_BASE_URL:-}" ] || die "no service URL: set base-url (platform A) or SVC_BASE_URL (platform B)"
 base="${SVC_BASE_URL%/}"
 command -v curl >/dev/null || die "curl is required on the runner"

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitlabTemplate } from '../../build/build-integrations.mjs';
 import { fakeCloudKeyId } from '../helpers/fake-secrets.js';
 import { TestRepo } from '../helpers/git-repo.js';
+import { freePort } from '../helpers/service-process.js';
 import { OFFLINE_PROVIDERS } from '../helpers/svc-cli.js';
 import { startTestApp } from '../helpers/test-app.js';
 
@@ -352,6 +353,36 @@ describe('platform B: the template job', () => {
       expect(readFileSync(join(work, 'svc-report.md'), 'utf8')).toMatch(/^## svc secret scan/);
     } finally {
       await svc.stop();
+    }
+  });
+
+  it('runs as included from the service itself, which names itself: no SVC_BASE_URL needed', async () => {
+    const port = await freePort();
+    const t = await startTestApp({ binaryFile: BINARY, baseUrl: `http://127.0.0.1:${port}` });
+    const server = await t.listen({ port });
+    try {
+      const key = await t.userWithKey('glserved@example.test', 'paid');
+      const served = await (
+        await fetch(`${server.url}/integrations/gitlab/svc-secret-scan.gitlab-ci.yml`)
+      ).text();
+      const defaultUrl = /\n {4}SVC_DEFAULT_BASE_URL: "([^"]+)"\n/.exec(served)?.[1];
+      expect(defaultUrl).toBe(server.url);
+      const script = served
+        .split('  script:\n    - |\n')[1]!
+        .split('\n  artifacts:')[0]!
+        .replace(/^ {6}/gm, '');
+      const r = await run(script, clean.dir, {
+        SVC_PLATFORM: 'b',
+        SVC_API_KEY: key,
+        SVC_DEFAULT_BASE_URL: defaultUrl!,
+        SVC_NO_VERIFY: 'true',
+        CI_PROJECT_PATH: 'group/app',
+      });
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).not.toContain('no service URL');
+    } finally {
+      await server.close();
+      await t.cleanup();
     }
   });
 

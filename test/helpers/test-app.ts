@@ -134,7 +134,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
 
   /** Serves the app on a free loopback port, for clients that need real HTTP (curl, scripts). */
   async function listen(
-    limits: Partial<Omit<ListenOptions, 'port' | 'hostname'>> = {},
+    limits: Partial<Omit<ListenOptions, 'hostname'>> = {},
   ): Promise<{ url: string; close(): Promise<void> }> {
     const server = await serveApp(app, { port: 0, hostname: '127.0.0.1', ...limits });
     return {

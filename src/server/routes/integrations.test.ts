@@ -32,9 +32,9 @@ describe('CI files served by the service, with its own URL', () => {
     // The job defaults the URL; everything else is the template as generated, line for line.
     expect(served).toContain('\n    SVC_DEFAULT_BASE_URL: "https://svc.example.test"\n');
     const template = readFileSync(TEMPLATE, 'utf8');
-    expect(served.split('\n').filter((l) => !l.includes('SVC_DEFAULT_BASE_URL'))).toEqual(
-      template.replaceAll('https://<your svc service>', 'https://svc.example.test').split('\n'),
-    );
+    expect(
+      served.split('\n').filter((l) => l !== '    SVC_DEFAULT_BASE_URL: "https://svc.example.test"'),
+    ).toEqual(template.replaceAll('https://<your svc service>', 'https://svc.example.test').split('\n'));
   });
 
   it('serves the platform A workflow with the identity-token permission and this base URL', async () => {
