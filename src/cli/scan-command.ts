@@ -4,7 +4,7 @@ import { loadConfig } from '../config/config.js';
 import { REPORT_FORMATS, type ReportFormat, renderReport, scanRepository } from '../scanner/index.js';
 import { createVerifier } from '../verify/index.js';
 import { VERSION } from '../version.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
+import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 import { terminalProgress } from './progress.js';
 
 export const SCAN_HELP = `Usage: svc scan [PATH] [options]
@@ -44,7 +44,7 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
     defaultBranch: values['default-branch'],
     cache: values.cache,
     scannerVersion: VERSION,
-    // Spec 3: the command line checks credentials unless told not to.
+    // The command line checks credentials unless told not to (--no-verify).
     verify: values['no-verify'] ? undefined : createVerifier({ urls: config.providers }),
     onProgress: progress.update,
     onWarning: (message) => {
@@ -105,10 +105,4 @@ function pairReports(formats: string[], outputs: string[]): { format: ReportForm
     throw new UsageError('only one report can go to stdout: give each other --format its --output');
   }
   return wanted.map((format, i) => ({ format: format as ReportFormat, output: outputs[i] }));
-}
-
-/** node:util's messages are long and suggest `--`; keep the first sentence. */
-export function describeParseError(e: unknown): string {
-  const message = e instanceof Error ? e.message : String(e);
-  return message.split(/\.\s/)[0]!.replace(/'/g, '');
 }

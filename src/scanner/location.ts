@@ -1,6 +1,6 @@
 import type { Location } from './types.js';
 
-// Spec 2.3. Directory names are compared case-insensitively against every directory component.
+// README "Location classes". Directory names are compared case-insensitively against every directory component.
 const TEST_DIRS = new Set([
   'test',
   'tests',
@@ -32,7 +32,7 @@ export function classifyPath(path: string): Location {
 }
 
 function isTestFileName(file: string): boolean {
-  // "ends with _test" is read on the name without its extension (contract 1): foo_test.go.
+  // "ends with _test" is read on the name without its extension: foo_test.go.
   const dot = file.lastIndexOf('.');
   const stem = dot > 0 ? file.slice(0, dot) : file;
   return (

@@ -3,7 +3,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { RULES } from './rules/index.js';
 
 /**
- * The incremental-scan cache (contract 9): the ids of the commits a scan read and found nothing in,
+ * The incremental-scan cache (svc scan --cache): the ids of the commits a scan read and found nothing in,
  * the ids of the other commits it listed (read again next time, so their secrets are in memory for
  * the credential checks), and a digest of the refs they were listed from. Nothing else: no finding,
  * no path, no masked value.

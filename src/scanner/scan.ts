@@ -5,18 +5,18 @@ import { fingerprintOf } from './fingerprint.js';
 import { IncrementalScan } from './incremental.js';
 import { classifyPath } from './location.js';
 import { sortFindings } from './report/common.js';
-import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './repository.js';
 import { attachSecret, secretOf } from './secrets.js';
 import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
 import { CommitList, listCommits, scanCommitsByDiff } from './sources/history.js';
+import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './sources/repository.js';
 import { summarize } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
 export interface ScanOptions {
   /** A git work tree or bare repository. */
   path: string;
-  /** Where `.svcignore` is read (contract 1); default: remote HEAD, else the checked-out branch. */
+  /** Where `.svcignore` is read; default: remote HEAD, else the checked-out branch. */
   defaultBranch?: string;
   /** The git executable; default `git` from PATH. */
   gitBinary?: string;
@@ -34,7 +34,7 @@ export interface ScanOptions {
    */
   method?: 'blob-first' | 'diff';
   /**
-   * Incremental scans (contract 9): a file recording the commits found clean, read only again when
+   * Incremental scans (svc scan --cache): a file recording the commits found clean, read only again when
    * they are not listed there. The report is the one a full scan gives.
    */
   cache?: string;

@@ -1,11 +1,11 @@
 import type { Finding, ScanSummary } from './types.js';
 
-/** A finding fails the scan when it is in code and not listed in `.svcignore` (contract 1). */
+/** A finding fails the scan when it is in code and not listed in `.svcignore`. */
 export function isFailing(finding: Finding): boolean {
   return finding.location === 'code' && !finding.ignored;
 }
 
-/** The summary counts of contract 2.2; recomputed whenever verification statuses change. */
+/** The JSON report's summary counts; recomputed whenever verification statuses change. */
 export function summarize(findings: readonly Finding[]): ScanSummary {
   const summary: ScanSummary = {
     total: findings.length,

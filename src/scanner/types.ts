@@ -15,11 +15,11 @@ export const RULE_IDS = [
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 
-/** Spec 2.3, in the order the checks run. */
+/** Location classes, in the order the checks run. */
 export const LOCATIONS = ['test', 'example', 'docs', 'code'] as const;
 export type Location = (typeof LOCATIONS)[number];
 
-/** Spec 3. `unchecked` covers "no check made" and "check inconclusive". */
+/** A credential check's outcome. `unchecked` covers "no check made" and "check inconclusive". */
 export type Verification = 'active' | 'revoked' | 'unchecked';
 
 export interface Finding {
@@ -80,7 +80,7 @@ export interface VerificationResult {
 }
 
 /**
- * Checks whether found credentials still work (spec 3). The scanner only defines the seam: the
+ * Checks whether found credentials still work. The scanner only defines the seam: the
  * implementation lives above it (src/verify), and a caller that must never run checks (dashboard
  * scans) simply passes none. Given every finding and a way to read a finding's secret, it returns
  * the result for each finding it decided; findings it leaves out stay `unchecked`.

@@ -10,7 +10,7 @@ import { TestRepo } from '../helpers/git-repo.js';
 import { CLI, runSvc } from '../helpers/svc-cli.js';
 
 /**
- * `svc scan --cache FILE` (contract 9), through the built CLI: after every change to the repository,
+ * `svc scan --cache FILE`, through the built CLI: after every change to the repository,
  * a scan with the cache gives the report a full scan gives, byte for byte, warnings aside.
  */
 let repo: TestRepo;

@@ -64,7 +64,7 @@ function matchesOf({ rule, re }: Compiled, line: string): SecretMatch[] {
 /**
  * Every secret in one added line (no diff prefix, no line ending), ordered by offset. A line may hold
  * several secrets, of one rule or several; the caller keeps one finding per fingerprint.
- * Contract 1: `generic-secret` does not report a value a specific rule already reported on the line.
+ * `generic-secret` does not report a value a specific rule already reported on the line.
  */
 export function detectSecrets(line: string): SecretMatch[] {
   const specific: SecretMatch[] = [];

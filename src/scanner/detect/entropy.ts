@@ -1,5 +1,5 @@
 /**
- * Shannon entropy in bits per character, over the string's code points (contract 1: "bits per
+ * Shannon entropy in bits per character, over the string's code points ("bits per
  * character, over the value's characters"). The empty string has entropy 0.
  */
 export function shannonEntropy(s: string): number {

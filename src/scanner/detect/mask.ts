@@ -1,5 +1,5 @@
 /**
- * Spec 2.2 / contract 1: the first four characters, then a fixed run of asterisks. The run is fixed so
+ * The first four characters, then a fixed run of asterisks. The run is fixed so
  * the mask never tells the secret's length. Counted in code points so a surrogate pair is never split.
  */
 const STARS = '*'.repeat(16);

@@ -1,4 +1,4 @@
-/** Spec 2.4 exclusions: these words mark a documentation placeholder, in any letter case, for every rule. */
+/** These words mark a documentation placeholder, in any letter case, for every rule. */
 const PLACEHOLDER_WORDS = /example|placeholder|dummy|changeme|redacted/i;
 
 export function isPlaceholder(value: string): boolean {

@@ -26,7 +26,7 @@ const SUMMARY_KEYS = ['total', 'failing', 'ignored', 'byLocation', 'active', 're
 const jsonOf = (result: ScanResult) =>
   JSON.parse(renderReport(result, 'json', { toolVersion: TOOL_VERSION }));
 
-describe('json report (contract 2.2)', () => {
+describe('json report (version 1)', () => {
   it('has exactly the contract keys, in order, at every level', () => {
     const report = jsonOf(fullResult());
     expect(Object.keys(report)).toEqual(TOP_KEYS);

@@ -23,7 +23,7 @@ function leakyResult(): ScanResult {
 }
 
 describe('renderReport', () => {
-  it("offers contract 2.1's four formats and GitLab's secret-detection report", () => {
+  it("offers the four documented formats and GitLab's secret-detection report", () => {
     expect(REPORT_FORMATS).toEqual(['text', 'json', 'sarif', 'markdown', 'gitlab']);
   });
 

@@ -56,7 +56,7 @@ describe('a history split across git processes', () => {
     // Unpack so single objects can be removed, then drop the blob of one old and one recent commit.
     execFileSync('sh', [
       '-c',
-      `cd ${damaged} && mv .git/objects/pack/*.pack /tmp/svc-test.pack && rm .git/objects/pack/* && git unpack-objects -q < /tmp/svc-test.pack && rm /tmp/svc-test.pack`,
+      `cd ${damaged} && mv .git/objects/pack/*.pack ../packed.pack && rm .git/objects/pack/* && git unpack-objects -q < ../packed.pack && rm ../packed.pack`,
     ]);
     const commits = execFileSync('git', ['-C', damaged, 'rev-list', '--no-merges', '--all'], {
       encoding: 'utf8',

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { ScanError } from './errors.js';
-import { parseIgnoreFile } from './ignore.js';
-import { firstLine, type GitRunner, runGit } from './sources/git.js';
+import { ScanError } from '../errors.js';
+import { parseIgnoreFile } from '../ignore.js';
+import { firstLine, type GitRunner, runGit } from './git.js';
 
 /** Checks that `path` exists and is a git repository (work tree or bare); one clear error if not. */
 export async function openRepository(path: string, binary: string): Promise<GitRunner> {
