@@ -49,17 +49,28 @@ export function compareSemver(a: SemVer, b: SemVer): number {
   if (a.major !== b.major) return a.major - b.major;
   if (a.minor !== b.minor) return a.minor - b.minor;
   if (a.patch !== b.patch) return a.patch - b.patch;
-  if (a.pre.length === 0 || b.pre.length === 0) return b.pre.length - a.pre.length;
-  for (let i = 0; i < Math.max(a.pre.length, b.pre.length); i++) {
-    const x = a.pre[i];
-    const y = b.pre[i];
+  return comparePrerelease(a.pre, b.pre);
+}
+
+/**
+ * Pre-release precedence, shared by semver and NuGet: a release outranks any pre-release; then
+ * identifier by identifier, numbers numerically and below words, words in ASCII order, and a
+ * shorter list below a longer one it begins.
+ */
+export function comparePrerelease(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  if (a.length === 0 || b.length === 0) return b.length - a.length;
+  const numeric = (v: string | number) => typeof v === 'number' || /^\d+$/.test(v);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
     if (x === undefined) return -1;
     if (y === undefined) return 1;
     if (x === y) continue;
-    if (typeof x === 'number' && typeof y === 'number') return x - y;
-    if (typeof x === 'number') return -1;
-    if (typeof y === 'number') return 1;
-    return x < y ? -1 : 1;
+    const xn = numeric(x);
+    const yn = numeric(y);
+    if (xn && yn) return Number(x) - Number(y);
+    if (xn !== yn) return xn ? -1 : 1;
+    return String(x) < String(y) ? -1 : 1;
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 import type { RegistryClient, RegistryFacts } from '../../types.js';
 import { badShape, fetchJson, isRecord, joinUrl, notFound, type RegistryClientOptions } from '../fetch.js';
+import { comparePrerelease } from '../semver.js';
 
 const REGISTRY = 'NuGet';
 
@@ -75,20 +76,7 @@ export function compareNuget(a: NugetVersion, b: NugetVersion): number {
     const d = a.parts[i]! - b.parts[i]!;
     if (d !== 0) return d;
   }
-  if (a.pre.length === 0 || b.pre.length === 0) return b.pre.length - a.pre.length;
-  for (let i = 0; i < Math.max(a.pre.length, b.pre.length); i++) {
-    const x = a.pre[i];
-    const y = b.pre[i];
-    if (x === undefined) return -1;
-    if (y === undefined) return 1;
-    if (x === y) continue;
-    const xn = /^\d+$/.test(x);
-    const yn = /^\d+$/.test(y);
-    if (xn && yn) return Number(x) - Number(y);
-    if (xn !== yn) return xn ? -1 : 1;
-    return x < y ? -1 : 1;
-  }
-  return 0;
+  return comparePrerelease(a.pre, b.pre);
 }
 
 /** The version a `--version` value selects among `versions` (sorted ascending), or null. */
