@@ -33,7 +33,7 @@ async function benchDatabase(label: string, databaseUrl: string) {
   const { base: origin, key } = service;
   const rows = [];
   for (const [name, path, headers] of [
-    ['GET /healthz (no key, no database)', '/healthz', {}],
+    ['GET /healthz (no key; pings the database)', '/healthz', {}],
     ['GET /api/account (authenticated)', '/api/account', { authorization: `Bearer ${key}` }],
   ] as const) {
     // A short warm-up so the JIT and the connection pool are ready, then the measured run.

@@ -70,9 +70,13 @@ export function unavailabilityReason(error: unknown): string | null {
   return null;
 }
 
-function translated(error: unknown): never {
+function translatedError(error: unknown): unknown {
   const reason = unavailabilityReason(error);
-  throw reason === null ? error : new DatabaseUnavailableError(reason);
+  return reason === null ? error : new DatabaseUnavailableError(reason);
+}
+
+function translated(error: unknown): never {
+  throw translatedError(error);
 }
 
 /**
@@ -91,12 +95,13 @@ export function reportingUnavailability(dialect: Dialect): Dialect {
 class TranslatingConnection implements DatabaseConnection {
   constructor(readonly inner: DatabaseConnection) {}
 
-  // async, so that a driver throwing synchronously (better-sqlite3 does) is caught as well.
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // A driver may throw synchronously (better-sqlite3 does) or reject; both are translated. Not an
+    // async function: on the hot path of every request, one promise less per query.
     try {
-      return await this.inner.executeQuery<R>(query);
+      return this.inner.executeQuery<R>(query).catch(translated);
     } catch (error) {
-      translated(error);
+      return Promise.reject(translatedError(error));
     }
   }
 
@@ -115,11 +120,23 @@ const innerOf = (connection: DatabaseConnection) =>
   connection instanceof TranslatingConnection ? connection.inner : connection;
 
 class TranslatingDriver implements Driver {
+  /** One wrapper per pooled connection, not one per query. */
+  private readonly wrapped = new WeakMap<DatabaseConnection, TranslatingConnection>();
+
   constructor(private readonly inner: Driver) {}
+
+  private wrap(connection: DatabaseConnection): TranslatingConnection {
+    let wrapper = this.wrapped.get(connection);
+    if (wrapper === undefined) {
+      wrapper = new TranslatingConnection(connection);
+      this.wrapped.set(connection, wrapper);
+    }
+    return wrapper;
+  }
 
   init = () => this.inner.init().catch(translated);
   acquireConnection = () =>
-    this.inner.acquireConnection().then((connection) => new TranslatingConnection(connection), translated);
+    this.inner.acquireConnection().then((connection) => this.wrap(connection), translated);
   beginTransaction = (connection: DatabaseConnection, settings: TransactionSettings) =>
     this.inner.beginTransaction(innerOf(connection), settings).catch(translated);
   commitTransaction = (connection: DatabaseConnection) =>
