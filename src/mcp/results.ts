@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
-import { DomainError } from '../services/errors.js';
+import { DomainError, loggableName } from '../services/errors.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
 
 /** A tool's answer: the object as structured content, and the same JSON as text for older clients. */
@@ -20,7 +20,7 @@ export function toolErrorOf(err: unknown, tool: string, logger: Logger): CallToo
   } else if (err instanceof DatabaseUnavailableError) {
     line = 'the service cannot reach its database; retry in a few seconds';
   } else {
-    logger.error({ tool, error: err instanceof Error ? err.name : 'unknown' }, 'mcp tool failed');
+    logger.error({ tool, error: loggableName(err) }, 'mcp tool failed');
     line = 'internal error';
   }
   return { content: [{ type: 'text', text: `${tool}: ${line.split('\n')[0]}` }], isError: true };

@@ -38,7 +38,11 @@ type Fetch = Parameters<typeof createAdaptorServer>[0]['fetch'];
  * or for a hook endpoint an allow in the agent's format (hooks never block a command).
  */
 export async function serveApp(app: { fetch: Fetch }, options: ListenOptions): Promise<Server> {
-  const limits = { ...SERVER_LIMITS, ...definedOnly(options) };
+  const limits = {
+    maxHeaderBytes: options.maxHeaderBytes ?? SERVER_LIMITS.maxHeaderBytes,
+    headersTimeoutMs: options.headersTimeoutMs ?? SERVER_LIMITS.headersTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? SERVER_LIMITS.requestTimeoutMs,
+  };
   const server = createAdaptorServer({
     fetch: app.fetch,
     hostname: options.hostname,
@@ -98,14 +102,4 @@ function requestPath(raw: Buffer | undefined): string | null {
   const line = raw.toString('latin1').split('\r\n', 1)[0] ?? '';
   const target = line.split(' ')[1];
   return target === undefined ? null : target.split('?')[0]!;
-}
-
-function definedOnly(options: ListenOptions): Partial<typeof SERVER_LIMITS> {
-  return Object.fromEntries(
-    Object.entries({
-      maxHeaderBytes: options.maxHeaderBytes,
-      headersTimeoutMs: options.headersTimeoutMs,
-      requestTimeoutMs: options.requestTimeoutMs,
-    }).filter(([, v]) => v !== undefined),
-  );
 }

@@ -53,3 +53,11 @@ export async function storageRules<T>(write: () => Promise<T>): Promise<T> {
     throw e;
   }
 }
+
+/**
+ * What of an unexpected error may go into a log line: its class name only. A message or a stack can
+ * quote a request, a query or a secret.
+ */
+export function loggableName(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown';
+}

@@ -4,7 +4,7 @@ import type { Ecosystem } from '../hooks/ecosystems/index.js';
 import { assessPackages, type RiskServices } from '../hooks/risk/assess.js';
 import { MAX_PACKAGES, type SkippedSpec } from '../hooks/types.js';
 import type { HookDecisionRepository } from '../storage/index.js';
-import { invalidInput } from './errors.js';
+import { invalidInput, loggableName } from './errors.js';
 import type { HookMode, Principal } from './vocabulary.js';
 
 export interface HookCheckRequest {
@@ -121,10 +121,7 @@ export function createHookCheckService(deps: {
             at: deps.now(),
           })
           .catch((e: unknown) =>
-            deps.logger?.warn(
-              { error: e instanceof Error ? e.name : 'unknown', agent },
-              'hook decision not stored',
-            ),
+            deps.logger?.warn({ error: loggableName(e), agent }, 'hook decision not stored'),
           );
       }
       return { ...decision, mode };

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
+import { loggableName } from '../../services/errors.js';
 import { tooManyRequests } from '../errors.js';
 import { RATE_LIMITS, type RateLimiters, scopesOf } from '../rate-limits.js';
 
@@ -17,10 +18,7 @@ export function rateLimit(
         decision = await limiters.consume(scope, ip);
       } catch (e) {
         // A limiter that cannot count must not take the service down with it.
-        logger.warn(
-          { scope, error: e instanceof Error ? e.name : 'unknown' },
-          'rate limiter failed; request let through',
-        );
+        logger.warn({ scope, error: loggableName(e) }, 'rate limiter failed; request let through');
         continue;
       }
       if (!decision.allowed && c.req.path.startsWith('/api/hooks/')) {

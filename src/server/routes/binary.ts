@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { unavailable } from '../../services/errors.js';
+import { loggableName, unavailable } from '../../services/errors.js';
 import type { AppDeps } from '../deps.js';
 import type { AuthVariables } from '../middleware/authenticate.js';
 
@@ -37,9 +37,7 @@ export function binaryRoute(deps: AppDeps) {
       stream = givenBackIfIncomplete(body.stream(), () =>
         run
           .release()
-          .catch((e: unknown) =>
-            deps.logger.warn({ error: e instanceof Error ? e.name : 'unknown' }, 'CI run not given back'),
-          ),
+          .catch((e: unknown) => deps.logger.warn({ error: loggableName(e) }, 'CI run not given back')),
       );
     }
     const headers = {

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
 import { DECISION_BUDGET_MS } from '../../hooks/decide.js';
+import { loggableName } from '../../services/errors.js';
 import { DatabaseUnavailableError } from '../../storage/index.js';
 import type { AppDeps } from '../deps.js';
 
@@ -15,8 +16,6 @@ export const MAX_HOOK_BODY_BYTES = 1 << 20;
 export const HOOK_BUDGET_MS = 4500;
 /** Kept back from the registries' budget for storing the decision and answering. */
 const ANSWER_MARGIN_MS = 300;
-
-const errorName = (e: unknown) => (e instanceof Error ? e.name : 'unknown');
 
 export type HookVariables = { rateLimitedFor?: number };
 type HookBindings = { incoming?: unknown };
@@ -66,7 +65,7 @@ export function hooksRoute(deps: AppDeps) {
           deps.logger.warn({ reason: e.reason, agent: id }, 'hook allowed: database unavailable');
           return allow("the service's database is unavailable");
         }
-        deps.logger.error({ error: errorName(e), agent: id }, 'hook failed; allowed');
+        deps.logger.error({ error: loggableName(e), agent: id }, 'hook failed; allowed');
         return allow('an internal error of the service');
       });
       try {
