@@ -1,9 +1,10 @@
 /**
  * The layering of src/ (docs/ARCHITECTURE.md), checked by `npm run lint:layers` inside `npm test`.
  * Dependencies point down: L0 scanner, L1 verify/hooks/storage/auth, L2 services, L3 server/mcp/web,
- * L4 cli. Tests (`*.test.ts`) may reach anything: they are not part of the product.
+ * L4 cli. web/ (the dashboard's pages, .tsx) is L3 like server/ and mcp/: nothing below imports it.
+ * Tests (`*.test.ts`) may reach anything: they are not part of the product.
  */
-const notTests = '\\.test\\.ts$';
+const notTests = '\\.test\\.tsx?$';
 
 /** A rule that modules matching `from` (and not `except`) import nothing matching `to`. */
 const forbid = (name, comment, from, to, except = []) => ({

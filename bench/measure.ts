@@ -31,7 +31,7 @@ function processTable(): Map<number, { ppid: number; rssKiB: number }> {
   return table;
 }
 
-function treeMemory(root: number): { total: number; largest: number; own: number } {
+export function treeMemory(root: number): { total: number; largest: number; own: number } {
   const table = processTable();
   const children = new Map<number, number[]>();
   for (const [pid, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid]);

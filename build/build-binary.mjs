@@ -72,6 +72,10 @@ async function buildOnce() {
     // No absolute paths or timestamps in the output: the same sources give the same bundle.
     sourcemap: false,
     logLevel: 'warning',
+    // run.ts names the service's commands too (never run by this executable, whose entry passes the
+    // scan command alone); argon2's loader requires its native .node file by name, which esbuild
+    // cannot bundle. Left out, it is only ever required by `svc serve`.
+    external: ['@node-rs/argon2'],
   });
   // Relative paths, resolved from `work`: the blob records the main script's path, and an absolute
   // one would make the executable depend on where the checkout lives.

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -23,5 +24,29 @@ describe('layering beyond imports', () => {
       .filter((file) => /process\.(argv|exit\b|exitCode)/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(SRC, file));
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('what a scan loads', () => {
+  it('svc scan and its error handling load no database driver (start-up time of every CI scan)', () => {
+    // The built modules the scan command runs through; pg and better-sqlite3 are CommonJS, so anything
+    // that pulled them in shows in require's cache.
+    const dist = join(import.meta.dirname, '..', 'dist', 'cli');
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRequire } from 'node:module';
+         await import(${JSON.stringify(join(dist, 'run.js'))});
+         await import(${JSON.stringify(join(dist, 'scan-command.js'))});
+         console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const drivers = (JSON.parse(loaded) as string[]).filter((file) =>
+      /node_modules[\\/](pg|better-sqlite3|ioredis)[\\/]/.test(file),
+    );
+    expect(drivers).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ Operator commands against the configured database (SVC_DATABASE_URL):
   create-key --email E [--name N]        prints the new key alone on stdout (shown once)
   revoke-key --prefix P                   revokes every key starting with P (e.g. svc_AbC12345)
   create-team --name T [--plan free|paid] [--mode block|warn]
-  add-member --team T --email E
+  add-member --team T --email E [--owner]  an owner switches the team's hook mode in the dashboard
   set-team-mode --team T --mode block|warn
   usage --email E                         CI runs used this month against the plan's limit
 `;
@@ -26,6 +26,7 @@ const OPTIONS = {
   prefix: { type: 'string' },
   team: { type: 'string' },
   mode: { type: 'string' },
+  owner: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -64,8 +65,8 @@ const COMMANDS: Record<string, (accounts: AccountService, v: Values, io: CliIo) 
   async 'add-member'(accounts, v, io) {
     const team = required(v, 'team');
     const email = required(v, 'email');
-    await accounts.addMember(team, email);
-    io.stdout.write(`${email} is now a member of ${team}\n`);
+    await accounts.addMember(team, email, v.owner === true ? 'owner' : 'member');
+    io.stdout.write(`${email} is now ${v.owner === true ? 'an owner' : 'a member'} of ${team}\n`);
   },
   async 'set-team-mode'(accounts, v, io) {
     const team = await accounts.setTeamMode(required(v, 'team'), mode(required(v, 'mode')));

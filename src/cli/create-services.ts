@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createIdentityServices } from '../auth/ci-identity/index.js';
@@ -6,25 +8,38 @@ import { databaseCache, memoryCache, redisCache, type SharedCache, tieredCache }
 import { createRegistries } from '../hooks/ecosystems/index.js';
 import type { RiskServices } from '../hooks/risk/assess.js';
 import { createOsvLookup } from '../hooks/risk/osv.js';
-import { type BinarySource, fileBinarySource } from '../server/binary-source.js';
-import { createRateLimiters, type RateLimiters } from '../server/rate-limits.js';
+import { fileBinarySource } from '../server/binary-source.js';
+import type { AppDeps } from '../server/deps.js';
+import { createRateLimiters } from '../server/rate-limits.js';
 import { type AccountService, createAccountService } from '../services/accounts.js';
-import { type CiRunService, createCiRunService } from '../services/ci-runs.js';
-import { createHookCheckService, type HookCheckService } from '../services/hook-checks.js';
-import { createPrincipalService, type PrincipalService } from '../services/principals.js';
+import { createApiKeyService } from '../services/api-keys.js';
+import { createCiRunService } from '../services/ci-runs.js';
+import { createHookCheckService } from '../services/hook-checks.js';
+import { createOAuthSignInService } from '../services/oauth-sign-in.js';
+import { createOverviewService } from '../services/overview.js';
+import { createPrincipalService } from '../services/principals.js';
+import { databaseScanQueue } from '../services/scan-queue.js';
+import { bullmqScanQueue } from '../services/scan-queue-bullmq.js';
+import { type ScanWorker, type ScanWorkerOptions, startScanWorker } from '../services/scan-worker.js';
+import { createScanService } from '../services/scans.js';
+import { createSessionService } from '../services/sessions.js';
+import { createSignInService } from '../services/sign-in.js';
+import { createTeamService } from '../services/team.js';
 import { openStorage, type Storage } from '../storage/index.js';
 
-/** Everything the service's entry points run on, wired once from configuration. */
-export interface Services {
+/**
+ * Everything the service's entry points run on, wired once from configuration: what the app needs
+ * (AppDeps), and the whole configuration and storage, the operators' account service, and close.
+ */
+export interface Services extends Omit<AppDeps, 'config' | 'storage'> {
   config: Readonly<Config>;
-  logger: Logger;
   storage: Storage;
-  principals: PrincipalService;
   accounts: AccountService;
-  ciRuns: CiRunService;
-  hookChecks: HookCheckService;
-  rateLimiters: RateLimiters;
-  binary: BinarySource;
+  /**
+   * Starts this process's scan worker (svc serve; tests that run scans). Options override the
+   * configured ones (tests shorten intervals).
+   */
+  startScanWorker(overrides?: Partial<ScanWorkerOptions>): Promise<ScanWorker>;
   /** Closes what was opened here (the database, Redis); not what the caller passed in. */
   close(): Promise<void>;
 }
@@ -75,6 +90,18 @@ export async function createServices(
     tieredCache(redis === undefined ? databaseCache(storage.registryCache) : redisCache(redis)),
     now,
   );
+  const leaseMs = config.scans.leaseSeconds * 1000;
+  const queueOptions = {
+    scans: storage.scans,
+    // Unique per process: a restarted process must not pass for the one whose lease it finds.
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    leaseMs,
+    now,
+  };
+  const scanQueue =
+    config.scans.queue === 'bullmq' && config.redisUrl !== undefined
+      ? bullmqScanQueue({ ...queueOptions, redisUrl: config.redisUrl })
+      : databaseScanQueue(queueOptions);
   return {
     config,
     logger,
@@ -83,9 +110,41 @@ export async function createServices(
     accounts: createAccountService({ accounts: storage.accounts, apiKeys: storage.apiKeys, ciRuns }),
     ciRuns,
     hookChecks: createHookCheckService({ risk, decisions: storage.hookDecisions, logger, now }),
+    signIn: createSignInService(storage.credentials),
+    sessions: createSessionService(storage.sessions, now),
+    oauthSignIn: createOAuthSignInService({
+      settings:
+        config.oauthA === undefined
+          ? undefined
+          : {
+              clientId: config.oauthA.clientId,
+              clientSecret: config.oauthA.clientSecret,
+              oauthUrl: config.oauthA.url,
+              apiUrl: config.providers.codehostApiUrl.replace(/\/+$/, ''),
+            },
+      states: storage.oauthStates,
+      identities: storage.identities,
+      accounts: storage.accounts,
+      now,
+    }),
+    apiKeys: createApiKeyService(storage.apiKeys),
+    team: createTeamService(storage.teams, now),
+    overview: createOverviewService({ ciRuns, decisions: storage.hookDecisions }),
     rateLimiters: createRateLimiters({ redis, limits: config.rateLimits }),
     binary: fileBinarySource(config.binaryPath),
+    scans: createScanService({ scans: storage.scans, queue: scanQueue, origins: config.scans.origins, now }),
+    startScanWorker: (overrides) =>
+      startScanWorker({
+        queue: scanQueue,
+        workDir: config.scans.workDir,
+        maxBytes: config.scans.maxBytes,
+        timeoutMs: config.scans.timeoutSeconds * 1000,
+        leaseMs,
+        logger,
+        ...overrides,
+      }),
     async close() {
+      await scanQueue.close();
       if (options.storage === undefined) await storage.close();
       await ownRedis?.quit().catch(() => {});
     },

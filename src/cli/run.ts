@@ -8,6 +8,7 @@ import { type CliIo, EXIT, UsageError } from './io.js';
 const USAGE: Record<string, string> = {
   scan: "svc scan [PATH] [options]   scan a repository's full git history for committed secrets",
   serve: 'svc serve                   run the service (configuration from the environment)',
+  worker: 'svc worker                  run dashboard scans only, from the same queue (no HTTP)',
   admin: 'svc admin COMMAND           operator commands: users, plans, teams, API keys, usage',
   'check-command': 'svc check-command "LINE"    what the agent hooks would decide for a shell line',
   hooks: 'svc hooks config ...        the hook configuration for agent A (Cursor) or agent B (Claude Code)',
@@ -41,6 +42,10 @@ export const ALL_COMMANDS: CommandSet = {
   serve: async () => {
     const m = await import('./serve-command.js');
     return { run: m.serveCommand, help: m.SERVE_HELP };
+  },
+  worker: async () => {
+    const m = await import('./worker-command.js');
+    return { run: m.workerCommand, help: m.WORKER_HELP };
   },
   'check-command': async () => {
     const m = await import('./check-command.js');

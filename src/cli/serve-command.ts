@@ -1,15 +1,18 @@
-import { once } from 'node:events';
 import { loadConfig } from '../config/config.js';
 import { createApp } from '../server/app.js';
 import { createLogger, serviceLogDestination } from '../server/logger.js';
 import { serveApp } from '../server/serve-app.js';
 import { createServices } from './create-services.js';
 import { type CliIo, EXIT, UsageError } from './io.js';
+import { untilStopSignal } from './stop-signal.js';
 
 export const SERVE_HELP = `Usage: svc serve
 
 Runs the service (also: npm start). Configuration comes from the environment (see README):
-PORT, HOST, SVC_DATABASE_URL (default sqlite:./data/svc.db, created on first start), SVC_REDIS_URL, ...
+PORT, HOST, SVC_DATABASE_URL (default sqlite:./data/svc.db, created on first start), SVC_REDIS_URL,
+SVC_SCAN_HOSTS, SVC_SCAN_MAX_BYTES, SVC_SCAN_TIMEOUT_S, ...
+Runs the dashboard scan worker in the same process (more run as svc worker; SVC_SCAN_QUEUE=bullmq
+takes scans from BullMQ on SVC_REDIS_URL, for several instances).
 Stops gracefully on SIGINT or SIGTERM.
 `;
 
@@ -23,6 +26,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const logs = serviceLogDestination();
   const logger = createLogger(logs);
   const services = await createServices(config, { logger });
+  // The embedded queue's worker runs here, so `npm start` alone runs dashboard scans.
+  const scanWorker = await services.startScanWorker();
   const app = createApp(services);
   const server = await serveApp(app, { port: config.port, hostname: config.host });
   logger.info(
@@ -30,16 +35,15 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     'listening',
   );
 
-  const signal = await Promise.race([
-    once(process, 'SIGINT').then(() => 'SIGINT'),
-    once(process, 'SIGTERM').then(() => 'SIGTERM'),
-  ]);
+  const signal = await untilStopSignal();
   logger.info({ signal }, 'shutting down');
   // Stop accepting, let requests in flight finish (closeIdleConnections drops keep-alive sockets).
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     if ('closeIdleConnections' in server) server.closeIdleConnections();
   });
+  // A scan in progress is given back to the queue (another instance, or the next start, runs it).
+  await scanWorker.stop();
   await services.close();
   logs.flushSync();
   return EXIT.passed;

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
 
@@ -9,6 +11,41 @@ export { ConfigError };
  */
 const url = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
 const count = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** A host name as SVC_SCAN_HOSTS may list it (`github.com`): letters, digits, dots, hyphens, a port. */
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
+
+/**
+ * SVC_SCAN_HOSTS entries as origins: a bare host means https on it (`github.com` ->
+ * `https://github.com`); a full origin (`http://127.0.0.1:8123`) is kept, which is how tests allow a
+ * loopback git server over plain HTTP. Anything with a path, credentials or another scheme is refused.
+ */
+function scanOrigin(entry: string): string | null {
+  const text = entry.trim().toLowerCase();
+  if (HOST_NAME.test(text)) return `https://${text}`;
+  if (!/^https?:\/\/[^/?#@]+\/?$/.test(text) || !URL.canParse(text)) return null;
+  return new URL(text).origin;
+}
+
+const scanHosts = z
+  .string()
+  .default('github.com,gitlab.com')
+  .transform((value, ctx) => {
+    const origins: string[] = [];
+    for (const entry of value.split(',').filter((e) => e.trim() !== '')) {
+      const origin = scanOrigin(entry);
+      if (origin === null) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry.trim()}" is neither a host name nor an http(s) origin`,
+        });
+        return z.NEVER;
+      }
+      origins.push(origin);
+    }
+    return [...new Set(origins)];
+  });
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -25,6 +62,9 @@ const schema = z.object({
   SVC_BINARY_PATH: z.string().min(1).default('./dist/svc-linux-x64'),
   SVC_TRUST_PROXY: count(0),
   SVC_CODEHOST_API_URL: url('https://api.github.com'),
+  SVC_OAUTH_A_CLIENT_ID: z.string().min(1).optional(),
+  SVC_OAUTH_A_CLIENT_SECRET: z.string().min(1).optional(),
+  SVC_OAUTH_A_URL: url('https://github.com'),
   SVC_PAYMENT_API_URL: url('https://api.stripe.com'),
   SVC_CHAT_API_URL: url('https://slack.com'),
   SVC_OIDC_A_ISSUER: url('https://token.actions.githubusercontent.com'),
@@ -42,6 +82,12 @@ const schema = z.object({
   SVC_RATE_LIMIT_API: count(300),
   SVC_RATE_LIMIT_AUTH: count(20),
   SVC_RATE_LIMIT_SCAN_START: count(5),
+  SVC_SCAN_HOSTS: scanHosts,
+  SVC_SCAN_MAX_BYTES: positive(2 * 1024 ** 3),
+  SVC_SCAN_TIMEOUT_S: positive(900),
+  SVC_SCAN_WORK_DIR: z.string().min(1).default(join(tmpdir(), 'svc-scans')),
+  SVC_SCAN_LEASE_S: positive(30),
+  SVC_SCAN_QUEUE: z.enum(['database', 'bullmq']).default('database'),
   SVC_FREE_MONTHLY_CI_RUNS: count(200),
   SVC_PAID_MONTHLY_CI_RUNS: count(10000),
 });
@@ -55,6 +101,8 @@ export interface Config {
   binaryPath: string;
   trustProxy: number;
   providers: { codehostApiUrl: string; paymentApiUrl: string; chatApiUrl: string };
+  /** "Sign in with platform A": offered only when both the client id and secret are set. */
+  oauthA: { clientId: string; clientSecret: string; url: string } | undefined;
   oidc: {
     a: { issuer: string; jwksUrl: string };
     b: { issuer: string; jwksUrl: string };
@@ -63,6 +111,20 @@ export interface Config {
   };
   registries: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
   monthlyCiRuns: { free: number; paid: number };
+  /**
+   * Dashboard scans: the origins a URL may name, the byte and time bounds of one scan, where clones
+   * go, and how long a worker's claim on a scan lasts without a heartbeat (a killed worker's scan is
+   * taken up again after it).
+   */
+  scans: {
+    origins: string[];
+    maxBytes: number;
+    timeoutSeconds: number;
+    workDir: string;
+    leaseSeconds: number;
+    /** `database`: the embedded queue (the scans table); `bullmq`: BullMQ on SVC_REDIS_URL. */
+    queue: 'database' | 'bullmq';
+  };
   /** Per-IP limits per minute (300 API, 20 sign-in, 5 scan starts); raised only for load tests. */
   rateLimits: { api: number; auth: number; scanStart: number };
 }
@@ -77,6 +139,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
     throw new ConfigError(`invalid ${name}: ${issue.message}`);
   }
   const e = parsed.data;
+  if ((e.SVC_OAUTH_A_CLIENT_ID === undefined) !== (e.SVC_OAUTH_A_CLIENT_SECRET === undefined)) {
+    const missing =
+      e.SVC_OAUTH_A_CLIENT_ID === undefined ? 'SVC_OAUTH_A_CLIENT_ID' : 'SVC_OAUTH_A_CLIENT_SECRET';
+    throw new ConfigError(`invalid ${missing}: required when the other platform A sign-in setting is set`);
+  }
+  if (e.SVC_SCAN_QUEUE === 'bullmq' && e.SVC_REDIS_URL === undefined) {
+    throw new ConfigError('invalid SVC_SCAN_QUEUE: bullmq needs SVC_REDIS_URL');
+  }
   const trimmed = (u: string) => u.replace(/\/+$/, '');
   return deepFreeze({
     port: e.PORT,
@@ -91,6 +161,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       paymentApiUrl: e.SVC_PAYMENT_API_URL,
       chatApiUrl: e.SVC_CHAT_API_URL,
     },
+    oauthA:
+      e.SVC_OAUTH_A_CLIENT_ID !== undefined && e.SVC_OAUTH_A_CLIENT_SECRET !== undefined
+        ? {
+            clientId: e.SVC_OAUTH_A_CLIENT_ID,
+            clientSecret: e.SVC_OAUTH_A_CLIENT_SECRET,
+            url: trimmed(e.SVC_OAUTH_A_URL),
+          }
+        : undefined,
     oidc: {
       a: {
         issuer: trimmed(e.SVC_OIDC_A_ISSUER),
@@ -112,6 +190,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       osv: trimmed(e.SVC_OSV_URL),
     },
     monthlyCiRuns: { free: e.SVC_FREE_MONTHLY_CI_RUNS, paid: e.SVC_PAID_MONTHLY_CI_RUNS },
+    scans: {
+      origins: e.SVC_SCAN_HOSTS,
+      maxBytes: e.SVC_SCAN_MAX_BYTES,
+      timeoutSeconds: e.SVC_SCAN_TIMEOUT_S,
+      workDir: e.SVC_SCAN_WORK_DIR,
+      leaseSeconds: e.SVC_SCAN_LEASE_S,
+      queue: e.SVC_SCAN_QUEUE,
+    },
     rateLimits: {
       api: e.SVC_RATE_LIMIT_API,
       auth: e.SVC_RATE_LIMIT_AUTH,

@@ -1,4 +1,4 @@
-import { parseCommandLine } from './command/parse-command.js';
+import { PACKAGE_CAP_REASON, parseCommandLine } from './command/parse-command.js';
 import { assessPackages, type RiskServices, type Verdict } from './risk/assess.js';
 import type { PackageRequest, SkippedSpec } from './types.js';
 
@@ -47,11 +47,11 @@ export async function decideCommand(
     isInstall: true,
     installs: verdicts.map((v) => ({ ...v.request, risky: v.risky, reasons: v.reasons })),
     skipped: parsed.skipped,
-    message: messageFor(decision, verdicts),
+    message: messageFor(decision, verdicts, parsed.skipped),
   };
 }
 
-function messageFor(decision: Permission, verdicts: Verdict[]): string {
+function messageFor(decision: Permission, verdicts: Verdict[], skipped: SkippedSpec[]): string {
   const lines: string[] = [];
   const risky = verdicts.filter((v) => v.risky);
   const partial = verdicts.some((v) => v.unjudged !== null);
@@ -68,6 +68,8 @@ function messageFor(decision: Permission, verdicts: Verdict[]): string {
   for (const v of verdicts) {
     if (v.unjudged !== null) lines.push(`- \`${v.request.name}\` was not fully checked: ${v.unjudged}`);
   }
+  // Past the cap nothing was judged: the user is told, so an allow is not read as covering them.
+  for (const s of skipped) if (s.why === PACKAGE_CAP_REASON) lines.push(`- ${s.spec}: ${s.why}`);
   return lines.join('\n');
 }
 

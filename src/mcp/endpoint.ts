@@ -7,17 +7,22 @@ import {
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
-import { DomainError } from '../services/errors.js';
+import { clientIp, type NodeBindings } from '../server/middleware/client-ip.js';
+import { RATE_LIMITS, type RateLimiters } from '../server/rate-limits.js';
+import { DomainError, loggableName } from '../services/errors.js';
 import type { HookCheckService } from '../services/hook-checks.js';
 import type { PrincipalService } from '../services/principals.js';
+import type { ScanService } from '../services/scans.js';
 import type { Principal } from '../services/vocabulary.js';
 import { createMcpServer } from './server.js';
 
 export interface McpDeps {
-  config: { baseUrl: string };
+  config: { baseUrl: string; trustProxy: number };
   logger: Logger;
   principals: PrincipalService;
   hookChecks: HookCheckService;
+  scans: ScanService;
+  rateLimiters: RateLimiters;
 }
 
 /**
@@ -36,21 +41,42 @@ const parseError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { co
  * (`initialize` first) to a stateless transport of their own, so that they too are answered in JSON.
  */
 export function mcpRoute(deps: McpDeps) {
-  const toolContext = (principal: Principal) => ({
+  const toolContext = (principal: Principal, ip: string) => ({
     principal,
     hookChecks: deps.hookChecks,
+    scans: deps.scans,
     baseUrl: deps.config.baseUrl,
     logger: deps.logger,
+    // The dashboard's limit on scan starts, per IP, shared with POST /api/scans.
+    async allowScanStart() {
+      let decision: Awaited<ReturnType<RateLimiters['consume']>>;
+      try {
+        decision = await deps.rateLimiters.consume('scanStart', ip);
+      } catch (e) {
+        deps.logger.warn(
+          { scope: 'scanStart', error: loggableName(e) },
+          'rate limiter failed; request let through',
+        );
+        return;
+      }
+      if (!decision.allowed) {
+        throw new DomainError(
+          'quota-exhausted',
+          `rate limit exceeded: ${RATE_LIMITS.scanStart} scan starts a minute; retry in ${decision.retryAfterSeconds} s`,
+          decision.retryAfterSeconds,
+        );
+      }
+    },
   });
   // The error's name only: the SDK's messages can quote the request, and a request can hold a secret.
   const onerror = (error: Error) => deps.logger.warn({ error: error.name }, 'mcp request refused');
   const modern = createMcpHandler(
     ({ authInfo }: McpRequestContext) =>
-      createMcpServer(toolContext(authInfo?.extra?.principal as Principal)),
+      createMcpServer(toolContext(authInfo?.extra?.principal as Principal, authInfo?.extra?.ip as string)),
     { legacy: 'reject', responseMode: 'auto', maxRequestBodySize: MCP_MAX_BODY_BYTES, onerror },
   );
 
-  const route = new Hono<{ Variables: { principal: Principal } }>();
+  const route = new Hono<{ Bindings: NodeBindings; Variables: { principal: Principal } }>();
   route.use('*', async (c, next) => {
     try {
       c.set('principal', await deps.principals.authenticate(c.req.header('authorization')));
@@ -81,14 +107,15 @@ export function mcpRoute(deps: McpDeps) {
         return c.json(parseError('Parse error: the body is not JSON'), 400);
       }
       const principal = c.get('principal');
+      const ip = clientIp(c, deps.config.trustProxy);
       const request = c.req.raw;
       if (!(await isLegacyRequest(request, parsedBody))) {
         return modern.fetch(request, {
           parsedBody,
-          authInfo: { token: '', clientId: String(principal.user.id), scopes: [], extra: { principal } },
+          authInfo: { token: '', clientId: String(principal.user.id), scopes: [], extra: { principal, ip } },
         });
       }
-      const server = createMcpServer(toolContext(principal));
+      const server = createMcpServer(toolContext(principal, ip));
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, POSTGRES_URL, skipDialect } from '../../test/helpers/databases.js';
 import { FakeRegistries } from '../../test/helpers/fake-registries.js';
 import { fakeCloudKeyId, fakeCodehostToken, fakePaymentKey } from '../../test/helpers/fake-secrets.js';
+import { GitHttpServer } from '../../test/helpers/git-http-server.js';
+import { TestRepo } from '../../test/helpers/git-repo.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 
 const OLD = new Date('2020-01-01T00:00:00Z');
@@ -89,7 +91,16 @@ async function databaseText(t: TestApp): Promise<string> {
 }
 
 let registries: FakeRegistries;
+let git: GitHttpServer;
+let repoUrl: string;
+const REPO_SECRET = fakeCloudKeyId(61);
 beforeAll(async () => {
+  git = await GitHttpServer.start();
+  const repo = new TestRepo();
+  repo.commitFiles({ 'config/deploy.env': `AWS_ACCESS_KEY_ID=${REPO_SECRET}\n` }, 'deploy');
+  repo.commitFiles({ 'test/fixtures/keys.txt': `${fakePaymentKey(62)}\n` }, 'fixture');
+  repoUrl = git.publish(repo.dir, 'octo', 'mcp');
+  repo.cleanup();
   registries = await FakeRegistries.start();
   registries
     .addPackage('npm', 'lodash', { versions: { '4.17.21': OLD } })
@@ -97,7 +108,10 @@ beforeAll(async () => {
     .addPackage('npm', 'left-pad-ng', { versions: { '1.0.0': daysAgo(2) } })
     .addPackage('PyPI', 'requests', { versions: { '2.31.0': OLD } });
 });
-afterAll(() => registries.stop());
+afterAll(async () => {
+  await registries.stop();
+  await git.stop();
+});
 
 for (const dialect of DIALECTS) {
   describe.skipIf(await skipDialect(dialect, 'MCP tests'))(`POST /mcp on ${dialect}`, () => {
@@ -107,7 +121,13 @@ for (const dialect of DIALECTS) {
     let teamKey: string;
 
     beforeAll(async () => {
-      t = await startTestApp({ dialect, registries: registries.urls });
+      t = await startTestApp({
+        dialect,
+        registries: registries.urls,
+        env: { SVC_SCAN_HOSTS: `github.com,${git.origin}` },
+        // Both revisions' scan tests start scans from 127.0.0.1; the limit has a test of its own.
+        rateLimits: { scanStart: 1000 },
+      });
       key = await t.userWithKey('solo@example.test', 'free');
       teamKey = await t.userWithKey('member@example.test', 'paid', { name: 'warn-team', plan: 'paid' });
       await t.services.accounts.setTeamMode('warn-team', 'warn');
@@ -148,7 +168,7 @@ for (const dialect of DIALECTS) {
       it('a revoked key stops working on the next request', async () => {
         const revocable = await t.userWithKey('revoked@example.test');
         const client = await connect(server.url, revocable, REVISIONS[0]);
-        expect((await client.listTools()).tools).toHaveLength(4);
+        expect((await client.listTools()).tools).toHaveLength(7);
         await t.services.accounts.revokeKeys(revocable.slice(0, 12));
         await expect(client.listTools()).rejects.toThrow(/401|invalid API key/);
         const r = await post({ authorization: `Bearer ${revocable}` });
@@ -180,17 +200,20 @@ for (const dialect of DIALECTS) {
           await member.close();
         });
 
-        it('negotiates the revision and lists the four tools, read-only, with input and output schemas', async () => {
+        it('negotiates the revision and lists the seven tools, read-only but the one that starts a scan, with input and output schemas', async () => {
           expect(client.getNegotiatedProtocolVersion()).toBe(revision.name);
           const { tools } = await client.listTools();
           expect(tools.map((tool) => tool.name).sort()).toEqual([
             'check_command',
             'check_packages',
+            'get_scan',
             'hook_config',
+            'list_scans',
+            'scan_repository',
             'scan_secrets',
           ]);
           for (const tool of tools) {
-            expect(tool.annotations?.readOnlyHint).toBe(true);
+            expect(tool.annotations?.readOnlyHint).toBe(tool.name !== 'scan_repository');
             expect(tool.description?.length).toBeGreaterThan(80);
             expect(tool.inputSchema.type).toBe('object');
             expect(tool.outputSchema?.type).toBe('object');
@@ -313,6 +336,59 @@ for (const dialect of DIALECTS) {
           expect(packages[4]!.reasons.join(' ')).toMatch(/does not exist on/);
         });
 
+        it("scan_repository, then get_scan until done: the history's findings, masked; list_scans has it", async () => {
+          const started = structured(await call(client, 'scan_repository', { url: repoUrl }));
+          expect(started).toEqual({ scanId: expect.any(String), status: 'queued' });
+          const scanId = started.scanId as string;
+          const worker = await t.services.startScanWorker({ pollMs: 20 });
+          let scan: Record<string, unknown>;
+          try {
+            for (;;) {
+              scan = structured(await call(client, 'get_scan', { scanId }));
+              if (scan.status !== 'queued' && scan.status !== 'running') break;
+              await new Promise((r) => setTimeout(r, 50));
+            }
+          } finally {
+            await worker.stop();
+          }
+          expect(scan).toMatchObject({ id: scanId, url: repoUrl, status: 'done', error: null });
+          expect(scan.summary).toMatchObject({ total: 2, failing: 1 });
+          const findings = scan.findings as { path: string; maskedValue: string; verification: string }[];
+          expect(findings.map((f) => [f.path, f.maskedValue, f.verification]).sort()).toEqual([
+            ['config/deploy.env', `AKIA${'*'.repeat(16)}`, 'unchecked'],
+            ['test/fixtures/keys.txt', expect.stringMatching(/^sk_l\*+$/), 'unchecked'],
+          ]);
+          expect(JSON.stringify(scan)).not.toContain(REPO_SECRET);
+          const { scans } = structured(await call(client, 'list_scans', { limit: 50 })) as {
+            scans: Record<string, unknown>[];
+          };
+          expect(scans.find((s) => s.id === scanId)).toMatchObject({ status: 'done', url: repoUrl });
+          expect(scans.every((s) => !('findings' in s))).toBe(true);
+          expect((structured(await call(client, 'list_scans', { limit: 1 })).scans as unknown[]).length).toBe(
+            1,
+          );
+          // Another user (not in the caller's team) cannot read it.
+          expect(errorLine(await call(member, 'get_scan', { scanId }))).toBe('get_scan: scan not found');
+        });
+
+        it('scan_repository: a URL it may not scan is a tool error with the reason, queuing nothing', async () => {
+          const before = (structured(await call(client, 'list_scans', { limit: 50 })).scans as unknown[])
+            .length;
+          for (const [url, reason] of [
+            ['ssh://git@github.com/octo/app.git', /only https/],
+            ['https://user:pw@github.com/octo/app', /credentials/],
+            ['https://bitbucket.org/octo/app', /host is not allowed/],
+          ] as const) {
+            expect(errorLine(await call(client, 'scan_repository', { url }))).toMatch(reason);
+          }
+          expect(
+            (structured(await call(client, 'list_scans', { limit: 50 })).scans as unknown[]).length,
+          ).toBe(before);
+          expect(errorLine(await call(client, 'get_scan', { scanId: 'no-such-scan' }))).toBe(
+            'get_scan: scan not found',
+          );
+        });
+
         it('hook_config: the configuration with the key placeholder and the base URL, never a key', async () => {
           for (const agent of ['a', 'b'] as const) {
             const answer = structured(await call(client, 'hook_config', { agent }));
@@ -372,9 +448,9 @@ for (const dialect of DIALECTS) {
         });
 
         it('an unknown tool is a protocol error', async () => {
-          await expect(call(client, 'scan_repository', { url: 'https://example.test/a/b' })).rejects.toThrow(
-            /Tool scan_repository not found/,
-          );
+          await expect(
+            call(client, 'delete_repository', { url: 'https://example.test/a/b' }),
+          ).rejects.toThrow(/Tool delete_repository not found/);
         });
 
         it('20 documents of 1 MiB are scanned, and the service goes on answering', async () => {
@@ -417,7 +493,7 @@ for (const dialect of DIALECTS) {
         expect(await r.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
       }
       const client = await connect(server.url, key, REVISIONS[1]);
-      expect((await client.listTools()).tools).toHaveLength(4);
+      expect((await client.listTools()).tools).toHaveLength(7);
       await client.close();
     });
 
@@ -527,5 +603,21 @@ describe('rate limit', () => {
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await limited.json()).toMatchObject({ error: expect.stringMatching(/rate limit exceeded/) });
     expect((await mcp('192.0.2.8')).status).toBe(200);
+  });
+
+  it('scan_repository counts against the 5 scan starts a minute per IP, like the dashboard', async () => {
+    const limited = await startTestApp({ env: { SVC_SCAN_HOSTS: `github.com,${git.origin}` } });
+    const server = await limited.listen();
+    const client = await connect(server.url, await limited.userWithKey('scans@example.test'), REVISIONS[1]);
+    try {
+      for (let i = 0; i < 5; i++) structured(await call(client, 'scan_repository', { url: repoUrl }));
+      expect(errorLine(await call(client, 'scan_repository', { url: repoUrl }))).toMatch(
+        /^scan_repository: rate limit exceeded: 5 scan starts a minute; retry in \d+ s$/,
+      );
+    } finally {
+      await client.close();
+      await server.close();
+      await limited.cleanup();
+    }
   });
 });

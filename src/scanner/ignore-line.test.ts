@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fakeCloudKeyId } from '../../test/helpers/fake-secrets.js';
 import { TestRepo } from '../../test/helpers/git-repo.js';
 import { parseIgnoreFile } from './ignore.js';
-import { fingerprintOfIgnoreLine, ignoreLineOf, UNPRINTABLE } from './ignore-line.js';
+import { escapeUnprintable, fingerprintOfIgnoreLine, ignoreLineOf, UNPRINTABLE } from './ignore-line.js';
 import { renderReport, scanRepository } from './index.js';
 
 const COMMIT = '0123456789ab';
@@ -65,6 +65,13 @@ describe('ignoreLineOf and fingerprintOfIgnoreLine', () => {
     expect(fingerprintOfIgnoreLine(`"${fp('a\\tb\\nc')}"`)).toBe(fp('a\tb\nc'));
     expect(fingerprintOfIgnoreLine(`"${fp('a\\qb')}"`)).toBeNull();
     expect(fingerprintOfIgnoreLine('"unterminated')).toBeNull();
+  });
+});
+
+describe('escapeUnprintable', () => {
+  it('shows every unprintable character as its \\u escape, not only the first', () => {
+    expect(escapeUnprintable('a\tb\u202ec\x7f')).toBe('a\\u0009b\\u202ec\\u007f');
+    expect(escapeUnprintable('plain "text" \\ stays')).toBe('plain "text" \\ stays');
   });
 });
 

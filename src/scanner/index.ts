@@ -1,8 +1,20 @@
 /** The scanner library: the one entry point the CLI, the service and the single executable call. */
 export { ScanError } from './errors.js';
 export { fingerprintOf } from './fingerprint.js';
+export { ignoreLineOf } from './ignore-line.js';
 export { classifyPath } from './location.js';
-export { REPORT_FORMATS, type ReportFormat, renderReport } from './report/index.js';
+export {
+  IGNORE_HINT,
+  REPORT_FORMATS,
+  type ReportFormat,
+  RULE_TITLES,
+  renderReport,
+  type Sections,
+  sections,
+  shortCommit,
+  statusLabel,
+  visible,
+} from './report/index.js';
 export { FINDING_HELP, RULES, type Rule, ruleById } from './rules/index.js';
 export { type ScanOptions, scanRepository } from './scan.js';
 export {

@@ -34,6 +34,8 @@ const TEST_FILES = [
   'app.spec.js',
   'app_spec.rb',
   'app_spec',
+  // A dotfile has no extension: its whole name is the stem, so `.env_test` ends with `_test`.
+  '.env_test',
 ];
 
 const upper = (s: string) => s.toUpperCase();

@@ -447,3 +447,27 @@ describe('repositories out of the ordinary', () => {
     );
   });
 });
+
+describe('progress and stopping', () => {
+  it('reports 0 of the total before reading, then every commit up to the total', async () => {
+    const r = repo();
+    for (let i = 0; i < 5; i++) r.commitFiles({ 'a.txt': `${i}\n` });
+    const seen: [number, number][] = [];
+    await scan(r, { onProgress: (done, total) => seen.push([done, total]) });
+    expect(seen[0]).toEqual([0, 5]);
+    expect(seen.at(-1)).toEqual([5, 5]);
+    expect(seen.map(([done]) => done)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('rejects with the reason once its signal aborts, before or during the scan', async () => {
+    const r = repo();
+    r.commitFiles({ 'a.txt': 'x\n' });
+    const before = new AbortController();
+    before.abort(new Error('stopped before'));
+    await expect(scan(r, { signal: before.signal })).rejects.toThrow('stopped before');
+    const during = new AbortController();
+    const scanning = scan(r, { signal: during.signal });
+    during.abort(new Error('stopped during'));
+    await expect(scanning).rejects.toThrow(/stopped during|aborted/);
+  });
+});

@@ -40,12 +40,18 @@ export interface ScanOptions {
   cache?: string;
   /** The product version, which keys the cache (a new scanner does not trust an old cache). */
   scannerVersion?: string;
+  /**
+   * Stops the scan: every git it runs is killed and the scan rejects. For callers with a time bound
+   * (the service's dashboard scans); the CLI runs to the end.
+   */
+  signal?: AbortSignal;
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
 export async function scanRepository(options: ScanOptions): Promise<ScanResult> {
   const startedAt = new Date().toISOString();
-  const git = await openRepository(options.path, options.gitBinary ?? 'git');
+  options.signal?.throwIfAborted();
+  const git = await openRepository(options.path, options.gitBinary ?? 'git', options.signal);
   const shallow = await isShallow(git);
   if (shallow) {
     options.onWarning?.(
@@ -97,6 +103,9 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   const { gate, diff } =
     options.method === 'diff' ? { gate: CommitList.of([]), diff: split.gate.concat(split.diff) } : split;
   let done = total - gate.length - diff.length;
+  // The total is known before the first commit is read: callers can show "0 of N" through the gate
+  // pass, which reports its clean commits only at its end.
+  options.onProgress?.(done, total);
   const onCommitDone = () => {
     done++;
     options.onProgress?.(Math.min(done, total), total);
@@ -121,6 +130,9 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     );
   }
 
+  // Killed gits end their streams like finished ones: without this check an aborted scan could
+  // return a partial result as if it were whole.
+  options.signal?.throwIfAborted();
   const withFindings = new Set([...findings.values()].map((f) => f.commit));
   await incremental?.save(commits, withFindings, unreadable, missing.length === 0);
 

@@ -1,18 +1,26 @@
 import { Hono } from 'hono';
-import { except } from 'hono/combine';
 import { mcpRoute } from '../mcp/endpoint.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
 import { VERSION } from '../version.js';
+import { assetsRoute } from '../web/assets.js';
+import { authRoutes } from '../web/auth-routes.js';
+import { dashboardRoutes } from '../web/dashboard-routes.js';
+import { pageHeaders } from '../web/page-support.js';
+import { ErrorPage, wantsPage } from '../web/pages/error.js';
 import type { AppDeps } from './deps.js';
 import { httpErrorOf } from './errors.js';
 import { type AuthVariables, authenticate } from './middleware/authenticate.js';
 import { clientIp, type NodeBindings } from './middleware/client-ip.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
+import { sessionIdOf } from './middleware/session-cookie.js';
 import { accountRoute } from './routes/account.js';
 import { binaryRoute } from './routes/binary.js';
 import { type HookVariables, hooksRoute } from './routes/hooks.js';
 import { integrationsRoute } from './routes/integrations.js';
+import { keysRoute } from './routes/keys.js';
+import { scansRoute } from './routes/scans.js';
+import { teamRoute } from './routes/team.js';
 
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;
@@ -25,7 +33,7 @@ export type AppEnv = { Bindings: NodeBindings; Variables: AuthVariables & HookVa
  */
 export function createApp(deps: AppDeps) {
   const ipOf = (c: Parameters<typeof clientIp>[0]) => clientIp(c, deps.config.trustProxy);
-  const auth = authenticate(deps.principals);
+  const auth = authenticate(deps.principals, deps.sessions, deps.config.baseUrl, '/api/hooks/');
 
   const app = new Hono<AppEnv>();
   app.use('*', requestLog(deps.logger, ipOf));
@@ -42,11 +50,20 @@ export function createApp(deps: AppDeps) {
       : c.json({ status: 'unavailable', version: VERSION, database: 'unreachable' }, 503);
   });
   app.route('/', integrationsRoute(deps));
+  app.route('/', assetsRoute());
+  // The dashboard: pages under / and /dashboard, sign-in under /auth (20 requests a minute per IP).
+  for (const path of ['/', '/auth/*', '/dashboard', '/dashboard/*']) app.use(path, pageHeaders);
+  app.get('/', (c) => c.redirect(sessionIdOf(c) === undefined ? '/auth/signin' : '/dashboard', 303));
+  app.route('/auth', authRoutes(deps));
+  app.route('/dashboard', dashboardRoutes(deps));
   // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
-  app.use('/api/*', except('/api/hooks/*', auth));
+  app.use('/api/*', auth);
   app.route('/api/hooks', hooksRoute(deps));
   app.route('/api/account', accountRoute(deps));
+  app.route('/api/keys', keysRoute(deps));
+  app.route('/api/team', teamRoute(deps));
   app.route('/api/action/binary', binaryRoute(deps));
+  app.route('/api/scans', scansRoute(deps));
   // MCP answers a missing or bad key itself: 401 with `WWW-Authenticate: Bearer`, as MCP clients expect.
   app.route('/mcp', mcpRoute(deps));
 
@@ -57,10 +74,19 @@ export function createApp(deps: AppDeps) {
       if (err instanceof DatabaseUnavailableError) {
         deps.logger.warn({ reason: err.reason, path: c.req.path }, 'database unavailable');
       }
+      if (wantsPage(c.req.path, c.req.header('accept'))) {
+        return c.html(
+          ErrorPage({ status: known.status, message: known.message }),
+          known.status,
+          known.headers,
+        );
+      }
       return c.json({ error: known.message }, known.status, known.headers);
     }
     // The error's name and message only: a stack or cause could carry request data.
     deps.logger.error({ error: err.name, message: err.message, path: c.req.path }, 'unhandled error');
+    if (wantsPage(c.req.path, c.req.header('accept')))
+      return c.html(ErrorPage({ status: 500, message: 'internal error' }), 500);
     return c.json({ error: 'internal error' }, 500);
   });
   return app;

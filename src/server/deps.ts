@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
+import type { ApiKeyService } from '../services/api-keys.js';
 import type { CiRunService } from '../services/ci-runs.js';
 import type { HookCheckService } from '../services/hook-checks.js';
+import type { OAuthSignInService } from '../services/oauth-sign-in.js';
+import type { OverviewService } from '../services/overview.js';
 import type { PrincipalService } from '../services/principals.js';
+import type { ScanService } from '../services/scans.js';
+import type { SessionService } from '../services/sessions.js';
+import type { SignInService } from '../services/sign-in.js';
+import type { TeamService } from '../services/team.js';
 import type { Storage } from '../storage/index.js';
 import type { BinarySource } from './binary-source.js';
 import type { RateLimiters } from './rate-limits.js';
@@ -16,6 +23,13 @@ export interface AppDeps {
   principals: PrincipalService;
   ciRuns: CiRunService;
   hookChecks: HookCheckService;
+  signIn: SignInService;
+  sessions: SessionService;
+  oauthSignIn: OAuthSignInService;
+  apiKeys: ApiKeyService;
+  team: TeamService;
+  overview: OverviewService;
   rateLimiters: RateLimiters;
+  scans: ScanService;
   binary: BinarySource;
 }

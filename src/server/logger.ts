@@ -20,6 +20,10 @@ export function createLogger(destination?: DestinationStream, level = 'info'): L
       redact: {
         paths: [
           'req.headers.authorization',
+          'req.headers.cookie',
+          'headers.cookie',
+          '*.password',
+          'password',
           'req.headers["x-codehosta-oidc"]',
           'req.headers["x-codehostb-oidc"]',
           'headers.authorization',

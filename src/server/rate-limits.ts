@@ -55,11 +55,13 @@ export function createRateLimiters(
 
 /**
  * The limits a request counts against: none for health checks and pages, `auth` for
- * sign-in, `api` for API, MCP and hook requests, and starting a dashboard scan also against its own.
+ * sign-in, `api` for API, MCP and hook requests, and starting a dashboard scan (by the API or the
+ * scans page's form) also against its own.
  */
 export function scopesOf(method: string, path: string): RateScope[] {
   if (path.startsWith('/auth/')) return ['auth'];
   if (method === 'POST' && path === '/api/scans') return ['api', 'scanStart'];
+  if (method === 'POST' && path === '/dashboard/scans') return ['scanStart'];
   if (path.startsWith('/api/') || path === '/mcp' || path.startsWith('/mcp/')) return ['api'];
   return [];
 }

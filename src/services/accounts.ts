@@ -9,8 +9,8 @@ export interface AccountService {
   createUser(input: { email: string; plan: Plan }): Promise<User>;
   setPlan(email: string, plan: Plan): Promise<User>;
   createTeam(input: { name: string; plan: Plan; hookMode: HookMode }): Promise<Team>;
-  /** Adds the user to the team, moving them out of any other. */
-  addMember(teamName: string, email: string): Promise<void>;
+  /** Adds the user to the team (as an owner or a member), moving them out of any other. */
+  addMember(teamName: string, email: string, role?: 'owner' | 'member'): Promise<void>;
   setTeamMode(teamName: string, mode: HookMode): Promise<Team>;
   /** A new key for the user: returned once, stored only as a hash. */
   issueKey(email: string, name: string): Promise<string>;
@@ -38,7 +38,7 @@ export function createAccountService(deps: {
     createUser: (input) => storageRules(() => accounts.createUser(input)),
     setPlan: (email, plan) => storageRules(() => accounts.setUserPlan(email, plan)),
     createTeam: (input) => storageRules(() => accounts.createTeam(input)),
-    addMember: (teamName, email) => storageRules(() => accounts.addTeamMember(teamName, email)),
+    addMember: (teamName, email, role) => storageRules(() => accounts.addTeamMember(teamName, email, role)),
     setTeamMode: (teamName, mode) => storageRules(() => accounts.setTeamHookMode(teamName, mode)),
 
     async issueKey(email, name) {

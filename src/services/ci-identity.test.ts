@@ -92,7 +92,10 @@ describe("a CI run's repository: platform A token, then platform B token, then c
       code: 'invalid-input',
       message: expect.stringMatching(/identity token is required on the Free plan/),
     });
-    expect(await refusal({ ...none, repo: 'acme/app' }, 'free')).toMatchObject({ code: 'invalid-input' });
+    expect(await refusal({ ...none, repo: 'acme/app' }, 'free')).toEqual({
+      code: 'invalid-input',
+      message: 'an identity token is required on the Free plan: self-reported repositories need a paid plan',
+    });
     expect(await refusal(none)).toMatchObject({
       code: 'invalid-input',
       message: expect.stringMatching(/^repository missing/),
@@ -103,5 +106,33 @@ describe("a CI run's repository: platform A token, then platform B token, then c
     expect(await refusal({ ...none, codehostbProject: 'lonely' })).toMatchObject({
       message: 'malformed codehostb_project: expected <group>/<project>',
     });
+  });
+
+  it('refuses a valid token whose repository claim is missing or malformed as bad input', async () => {
+    const noRepository = await a.sign({ repository_visibility: 'public' });
+    expect(await refusal({ ...none, codehostAToken: noRepository })).toEqual({
+      code: 'invalid-input',
+      message: 'repository missing or malformed in the identity token: malformed repository claim',
+    });
+    const badProject = await b.sign({ project_path: 'no-group' });
+    expect(await refusal({ ...none, codehostBToken: badProject })).toEqual({
+      code: 'invalid-input',
+      message: 'repository missing or malformed in the identity token: malformed project claim',
+    });
+  });
+
+  it('lets an error that is not about the token through as it is (not a 401)', async () => {
+    const outage = new Error('verifier broke');
+    const broken: IdentityServices = {
+      verifyCodehostA: () => Promise.reject(outage),
+      verifyCodehostB: () => Promise.reject(outage),
+      projectVisibility: async () => null,
+    };
+    for (const request of [
+      { ...none, codehostAToken: 't' },
+      { ...none, codehostBToken: 't' },
+    ]) {
+      await expect(resolveCiIdentity(request, 'paid', broken)).rejects.toBe(outage);
+    }
   });
 });

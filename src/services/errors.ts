@@ -1,4 +1,5 @@
-import { StoreError } from '../storage/index.js';
+// The error module itself, not the storage barrel: the CLI's error handling must not load the database drivers.
+import { StoreError } from '../storage/errors.js';
 
 /**
  * The product's errors, one catalogue for every entry point. A message is safe to show (never a key,

@@ -33,9 +33,10 @@ export function createPrincipalService(apiKeys: ApiKeyRepository, now: () => Dat
       if (principal === 'missing') throw unauthenticated('missing API key');
       if (principal === 'invalid') throw unauthenticated('invalid API key');
       const at = now();
-      if (at.getTime() - (lastTouched.get(principal.key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
-        lastTouched.set(principal.key.id, at.getTime());
-        await apiKeys.touchApiKey(principal.key.id, at);
+      const { key } = principal;
+      if (key !== null && at.getTime() - (lastTouched.get(key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
+        lastTouched.set(key.id, at.getTime());
+        await apiKeys.touchApiKey(key.id, at);
       }
       return principal;
     },

@@ -14,10 +14,11 @@ export const isPlan = (value: string): value is Plan => (PLANS as readonly strin
 export const isHookMode = (value: string): value is HookMode =>
   (HOOK_MODES as readonly string[]).includes(value);
 
-/** Who an API key belongs to, as every authenticated request sees it. */
+/** Who is calling, as every authenticated request sees it: by an API key, or by a dashboard session. */
 export interface Principal {
   user: User;
-  key: ApiKeyRecord;
+  /** The key the request carried; null when it was signed in by a session. */
+  key: ApiKeyRecord | null;
   team: Team | null;
   /** The team's plan for a member, else the user's own. */
   plan: Plan;

@@ -22,8 +22,12 @@ export interface AccountRepository {
 
   createTeam(input: { name: string; plan?: Team['plan']; hookMode?: Team['hookMode'] }): Promise<Team>;
   findTeamByName(name: string): Promise<Team | null>;
-  /** Adds the user to the team; a user is in at most one team (moving replaces the old membership). */
-  addTeamMember(teamName: string, email: string): Promise<void>;
+  /**
+   * Adds the user to the team as `role` (default member); a user is in at most one team (moving
+   * replaces the old membership).
+   */
+  addTeamMember(teamName: string, email: string, role?: 'owner' | 'member'): Promise<void>;
+  /** An operator's change: who set the mode is cleared (shown as "an operator"). */
   setTeamHookMode(teamName: string, mode: Team['hookMode']): Promise<Team>;
   findTeamOfUser(userId: number): Promise<Team | null>;
 }

@@ -24,6 +24,8 @@ export interface ApiKeyRepository {
   findOwnerByKeyHash(hash: string): Promise<KeyOwner | null>;
   /** Revokes every unrevoked key whose prefix starts with `prefix`; returns how many. */
   revokeApiKeys(prefix: string): Promise<number>;
+  /** Revokes the user's unrevoked keys of exactly this prefix (the dashboard's revoke); returns how many. */
+  revokeUserApiKey(userId: number, prefix: string): Promise<number>;
   listApiKeys(userId: number): Promise<ApiKeyRecord[]>;
   touchApiKey(keyId: number, at: Date): Promise<void>;
 }

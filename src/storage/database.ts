@@ -5,8 +5,14 @@ import { CompiledQuery, type Dialect, Kysely, Migrator, PostgresDialect, SqliteD
 import pg from 'pg';
 import { KyselyAccounts } from './kysely/accounts.js';
 import { KyselyApiKeys } from './kysely/api-keys.js';
+import { KyselyCredentials } from './kysely/credentials.js';
 import { KyselyHookDecisions } from './kysely/hook-decisions.js';
+import { KyselyIdentities } from './kysely/identities.js';
+import { KyselyOAuthStates } from './kysely/oauth-states.js';
 import { KyselyRegistryCache } from './kysely/registry-cache.js';
+import { KyselyScans } from './kysely/scans.js';
+import { KyselySessions } from './kysely/sessions.js';
+import { KyselyTeams } from './kysely/teams.js';
 import { KyselyUsage } from './kysely/usage.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -61,6 +67,12 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     usage: new KyselyUsage(db),
     hookDecisions: new KyselyHookDecisions(db),
     registryCache: new KyselyRegistryCache(db),
+    scans: new KyselyScans(db),
+    credentials: new KyselyCredentials(db),
+    identities: new KyselyIdentities(db),
+    sessions: new KyselySessions(db),
+    oauthStates: new KyselyOAuthStates(db),
+    teams: new KyselyTeams(db),
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -159,7 +171,14 @@ async function migrateSqlite(db: Kysely<Database>): Promise<void> {
   // waits (busy_timeout) and then finds nothing left to do.
   await sql`begin immediate`.execute(db);
   try {
-    await migrateToLatest(new Migrator({ db, provider: migrationProvider, disableTransactions: true }));
+    await migrateToLatest(
+      new Migrator({
+        db,
+        provider: migrationProvider,
+        disableTransactions: true,
+        allowUnorderedMigrations: true,
+      }),
+    );
     await sql`commit`.execute(db);
   } catch (error) {
     await sql`rollback`.execute(db);
@@ -173,9 +192,15 @@ async function migratePostgres(db: Kysely<Database>, schema: string | undefined)
   // schema of the same database would be mistaken for ours.
   const current = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const migrationTableSchema = schema ?? current.rows[0]?.schema ?? 'public';
-  await migrateToLatest(new Migrator({ db, provider: migrationProvider, migrationTableSchema }));
+  await migrateToLatest(
+    new Migrator({ db, provider: migrationProvider, migrationTableSchema, allowUnorderedMigrations: true }),
+  );
 }
 
+/**
+ * Migrators are built with allowUnorderedMigrations: migrations are numbered by issue and may land
+ * out of order (004-scans before 003), and a database that ran 004 must still run 003 when it comes.
+ */
 async function migrateToLatest(migrator: Migrator): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error === undefined) return;

@@ -1,9 +1,21 @@
 export type { AccountRepository, Team, User } from './accounts.js';
 export type { ApiKeyRecord, ApiKeyRepository, KeyOwner } from './api-keys.js';
+export type { CredentialRepository } from './credentials.js';
 export { type OpenStorageOptions, openStorage } from './database.js';
 export { StoreError } from './errors.js';
 export type { HookDecisionInput, HookDecisionRecord, HookDecisionRepository } from './hook-decisions.js';
+export type { IdentityRepository } from './identities.js';
+export type { OAuthStateRepository } from './oauth-states.js';
 export type { RegistryCacheRepository } from './registry-cache.js';
+export type {
+  ClaimedScan,
+  ScanRecord,
+  ScanRepository,
+  ScanStatus,
+  ScanViewer,
+} from './scans.js';
+export type { SessionOwner, SessionRecord, SessionRepository } from './sessions.js';
 export type { Storage } from './storage.js';
+export type { Membership, TeamMember, TeamRepository, TeamRole } from './teams.js';
 export { DatabaseUnavailableError } from './unavailable.js';
 export type { CountResult, UsageAccountKey, UsageRepository } from './usage.js';

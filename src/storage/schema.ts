@@ -14,6 +14,8 @@ export interface UsersTable {
   email: string;
   plan: 'free' | 'paid';
   created_at: Timestamp;
+  /** argon2id (PHC string); null for users who never set a password. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TeamsTable {
@@ -22,6 +24,8 @@ export interface TeamsTable {
   plan: 'free' | 'paid';
   hook_mode: 'block' | 'warn';
   created_at: Timestamp;
+  hook_mode_set_by: ColumnType<number | null, number | null | undefined, number | null>;
+  hook_mode_set_at: NullableTimestamp;
 }
 
 export interface TeamMembersTable {
@@ -29,6 +33,7 @@ export interface TeamMembersTable {
   user_id: number;
   team_id: number;
   created_at: Timestamp;
+  role: ColumnType<'owner' | 'member', 'owner' | 'member' | undefined, 'owner' | 'member'>;
 }
 
 export interface ApiKeysTable {
@@ -69,7 +74,59 @@ export interface RegistryCacheTable {
   expires_at: Timestamp;
 }
 
+export interface ScansTable {
+  /** Random (UUID): ids appear in URLs, and a guessable one would tell how many scans exist. */
+  id: string;
+  user_id: number;
+  team_id: number | null;
+  url: string;
+  status: 'queued' | 'running' | 'done' | 'failed' | 'canceled';
+  progress_done: Generated<number>;
+  progress_total: Generated<number>;
+  error: string | null;
+  /** JSON: the JSON report's summary. */
+  summary: string | null;
+  /** JSON: the JSON report's findings (masked values and fingerprints, never a secret). */
+  findings: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+  /** How many times a worker took the scan up (a killed worker's scan runs again). */
+  attempt: Generated<number>;
+  lease_owner: string | null;
+  lease_until: NullableTimestamp;
+}
+
+export interface IdentitiesTable {
+  /** e.g. `codehost-a`. */
+  provider: string;
+  /** The provider's stable user id (never the login, which can be renamed). */
+  subject: string;
+  user_id: number;
+  created_at: Timestamp;
+}
+
+export interface SessionsTable {
+  /** SHA-256 (hex) of the session id; the id itself is only ever in the cookie. */
+  id_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
+export interface OAuthStatesTable {
+  /** SHA-256 (hex) of the `state` sent to the provider. */
+  state_hash: string;
+  /** The PKCE code verifier, needed in clear at the token exchange; lives at most 10 minutes. */
+  verifier: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  scans: ScansTable;
+  identities: IdentitiesTable;
+  sessions: SessionsTable;
+  oauth_states: OAuthStatesTable;
   hook_decisions: HookDecisionsTable;
   registry_cache: RegistryCacheTable;
   users: UsersTable;

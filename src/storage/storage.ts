@@ -1,7 +1,13 @@
 import type { AccountRepository } from './accounts.js';
 import type { ApiKeyRepository } from './api-keys.js';
+import type { CredentialRepository } from './credentials.js';
 import type { HookDecisionRepository } from './hook-decisions.js';
+import type { IdentityRepository } from './identities.js';
+import type { OAuthStateRepository } from './oauth-states.js';
 import type { RegistryCacheRepository } from './registry-cache.js';
+import type { ScanRepository } from './scans.js';
+import type { SessionRepository } from './sessions.js';
+import type { TeamRepository } from './teams.js';
 import type { UsageRepository } from './usage.js';
 
 /**
@@ -14,6 +20,12 @@ export interface Storage {
   usage: UsageRepository;
   hookDecisions: HookDecisionRepository;
   registryCache: RegistryCacheRepository;
+  scans: ScanRepository;
+  credentials: CredentialRepository;
+  identities: IdentityRepository;
+  sessions: SessionRepository;
+  oauthStates: OAuthStateRepository;
+  teams: TeamRepository;
   /** One round trip; throws DatabaseUnavailableError when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -54,14 +54,25 @@ export function createVerifier(options: VerifierOptions): FindingVerifier {
       const result = unchecked(`not checked: at most ${limit} credentials are checked per scan`);
       for (const f of skipped.findings) results.set(f, result);
     }
-    const deadline = AbortSignal.timeout(Math.round(timeoutMs * DEADLINE_FACTOR));
+    // Not AbortSignal.timeout: its TimeoutError would make a check the deadline cut short read as its
+    // provider's own timeout ("did not answer in time") instead of "the time for checks ran out".
+    const stop = new AbortController();
+    const timer = setTimeout(
+      () => stop.abort(new Error('the time for checks ran out')),
+      Math.round(timeoutMs * DEADLINE_FACTOR),
+    );
+    const deadline = stop.signal;
     const worker = async () => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
         const result = await runCheck(next, options.urls, timeoutMs, deadline);
         for (const f of next.findings) results.set(f, result);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+    } finally {
+      clearTimeout(timer);
+    }
     return results;
   };
 }

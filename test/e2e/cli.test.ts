@@ -110,13 +110,27 @@ describe('svc scan', () => {
   });
 
   it('never writes a full secret anywhere: stdout, stderr or any file it wrote', () => {
-    const outputs = [svc(['scan', repo.dir, '--no-verify']), svc(['scan', repo.dir, '--format', 'json'])];
-    const written = readdirSync(out).map((f) => readFileSync(join(out, f), 'utf8'));
-    const everything = [...outputs.flatMap((o) => [o.stdout, o.stderr]), ...written].join('\n');
-    expect(written.length).toBeGreaterThanOrEqual(4);
-    for (const secret of SECRETS) {
-      expect(everything).not.toContain(secret);
-      expect(everything).toContain(secret.slice(0, 4)); // the masked value is there
+    // Its own folder and its own reports: reading the files other tests wrote made this test fail
+    // when run alone or before them.
+    const own = mkdtempSync(join(tmpdir(), 'svc-nosecret-'));
+    try {
+      const formats = ['text', 'json', 'sarif', 'markdown', 'gitlab'];
+      const outputs = [
+        svc(['scan', repo.dir, '--no-verify']),
+        svc(['scan', repo.dir, '--format', 'json']),
+        ...formats.map((f) =>
+          svc(['scan', repo.dir, '--no-verify', '--format', f, '--output', join(own, f)]),
+        ),
+      ];
+      const written = readdirSync(own).map((f) => readFileSync(join(own, f), 'utf8'));
+      const everything = [...outputs.flatMap((o) => [o.stdout, o.stderr]), ...written].join('\n');
+      expect(written).toHaveLength(formats.length);
+      for (const secret of SECRETS) {
+        expect(everything).not.toContain(secret);
+        expect(everything).toContain(secret.slice(0, 4)); // the masked value is there
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   });
 

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_LIMITS } from '../../src/server/serve-app.js';
+import { PARSER_HEADER_CAP, SERVER_LIMITS } from '../../src/server/serve-app.js';
 import { sleep } from '../helpers/load.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -120,6 +120,19 @@ describe('the service under hostile or careless clients, over real HTTP', () => 
       const body = bodyOf(hook.text);
       expect(permission(body)).toBe('allow');
       expect(JSON.stringify(body)).toMatch(/command not checked: request headers over 64 KiB/);
+    }
+  });
+
+  it('answers headers past what Node parses at all with the error envelope, not a reset', async () => {
+    const enormous = 'x'.repeat(PARSER_HEADER_CAP + 1024);
+    for (const path of ['/api/account', '/api/hooks/agent-a']) {
+      const answer = await rawExchange(
+        server.url,
+        `GET ${path} HTTP/1.1\r\nHost: a\r\nX-Big: ${enormous}\r\n\r\n`,
+      );
+      // The request line was in an earlier packet than the one Node refused: no path, so no hook format.
+      expect(statusOf(answer.text)).toBe(431);
+      expect(bodyOf(answer.text)).toEqual({ error: 'request headers over 64 KiB' });
     }
   });
 

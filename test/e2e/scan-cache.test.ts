@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildEdgeHistory, deleteObjects } from '../helpers/edge-history.js';
 import { FakeProviders } from '../helpers/fake-providers.js';
 import { fakeCodehostToken, fakePaymentKey } from '../helpers/fake-secrets.js';
@@ -24,6 +24,13 @@ const REVOKED = fakePaymentKey(72);
 beforeAll(async () => {
   expect(statSync(CLI).isFile(), 'run `npm run build` first').toBe(true);
   providers = await FakeProviders.start();
+});
+afterAll(async () => {
+  await providers.stop();
+});
+// Each test gets a history of its own (the edge cases, and a file with one active and one revoked
+// credential), a work directory and a cache, so the tests run in any order.
+beforeEach(() => {
   providers.set(ACTIVE, 'active').set(REVOKED, 'revoked');
   repo = new TestRepo();
   planted = buildEdgeHistory(repo);
@@ -31,11 +38,10 @@ beforeAll(async () => {
   planted.push(ACTIVE, REVOKED);
   work = mkdtempSync(join(tmpdir(), 'svc-cache-test-'));
   cache = join(work, 'scan.cache');
-});
-afterAll(async () => {
-  repo.cleanup();
-  await providers.stop();
-  rmSync(work, { recursive: true, force: true });
+  return () => {
+    repo.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  };
 });
 
 async function scan(args: string[], path = repo.dir) {
@@ -102,7 +108,6 @@ describe('svc scan --cache', () => {
     expect(
       keys.map((f: { ruleId: string; verification: string }) => `${f.ruleId} ${f.verification}`),
     ).toEqual(['codehost-token revoked', 'payment-live-key active']);
-    providers.set(ACTIVE, 'active').set(REVOKED, 'revoked');
   });
 
   it('reads only the commits it does not record as clean', async () => {

@@ -1,11 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/service-process.js';
-import { CLI, runSvc } from '../helpers/svc-cli.js';
+import { startServiceProcess } from '../helpers/service-process.js';
+import { runSvc } from '../helpers/svc-cli.js';
 
 let dir: string;
 let env: Record<string, string>;
@@ -36,8 +34,16 @@ describe('svc admin', () => {
       'created team acme (free, hook mode warn)\n',
     );
     expect(
-      (await runSvc(['admin', 'add-member', '--team', 'acme', '--email', 'ops@example.test'], { env })).code,
-    ).toBe(0);
+      (await runSvc(['admin', 'add-member', '--team', 'acme', '--email', 'ops@example.test'], { env }))
+        .stdout,
+    ).toBe('ops@example.test is now a member of acme\n');
+    expect(
+      (
+        await runSvc(['admin', 'add-member', '--team', 'acme', '--email', 'ops@example.test', '--owner'], {
+          env,
+        })
+      ).stdout,
+    ).toBe('ops@example.test is now an owner of acme\n');
     expect(
       (await runSvc(['admin', 'set-team-mode', '--team', 'acme', '--mode', 'block'], { env })).stdout,
     ).toBe('team acme hook mode: block\n');
@@ -52,11 +58,16 @@ describe('svc admin', () => {
     expect(db).not.toContain(key.stdout.trim());
   });
 
+  it('user already exists: a second create-user for the same address fails with one line and exit 2', async () => {
+    // Its own user: this test must not lean on the one the test above creates (shuffled order, or -t).
+    const email = 'twice@example.test';
+    expect((await runSvc(['admin', 'create-user', '--email', email], { env })).code).toBe(0);
+    const r = await runSvc(['admin', 'create-user', '--email', 'Twice@Example.test'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`svc: user already exists: ${email}\n`);
+  });
+
   it.each([
-    [
-      ['admin', 'create-user', '--email', 'ops@example.test'],
-      /^svc: user already exists: ops@example.test\n$/,
-    ],
     [
       ['admin', 'create-key', '--email', 'nobody@example.test'],
       /^svc: user not found: nobody@example.test\n$/,
@@ -75,57 +86,50 @@ describe('svc admin', () => {
 });
 
 describe('svc serve', () => {
-  let server: ChildProcess;
-  let base: string;
-  let output = '';
-
-  beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, ...env, PORT: String(port) } });
-    server.stdout?.on('data', (b) => {
-      output += b;
-    });
-    server.stderr?.on('data', (b) => {
-      output += b;
-    });
-    for (let i = 0; i < 100 && !output.includes('"listening"'); i++)
-      await new Promise((r) => setTimeout(r, 50));
-  });
-  afterAll(() => {
-    if (server.exitCode === null) server.kill('SIGKILL');
-  });
+  // Each test starts its own server: the SIGTERM test stops the one it is given, so a shared server
+  // would leave the other test talking to a dead process whenever the shuffled order puts it second.
+  async function waitFor(read: () => string, pattern: RegExp): Promise<string> {
+    // Log lines reach the pipe a moment after the response; poll instead of sleeping a fixed time.
+    for (let i = 0; i < 200 && !pattern.test(read()); i++) await new Promise((r) => setTimeout(r, 25));
+    return read();
+  }
 
   it('answers the health check and authenticated requests, and logs each request without its key', async () => {
-    expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ status: 'ok' });
     await runSvc(['admin', 'create-user', '--email', 'serve@example.test', '--plan', 'paid'], { env });
     const key = (
       await runSvc(['admin', 'create-key', '--email', 'serve@example.test'], { env })
     ).stdout.trim();
-    const account = await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${key}` } });
-    expect(await account.json()).toMatchObject({
-      email: 'serve@example.test',
-      plan: 'paid',
-      ciRuns: { used: 0 },
-    });
-    const missing = await fetch(`${base}/api/account`);
-    expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ error: 'missing API key' });
-    // No executable at SVC_BINARY_PATH: 503, in the error envelope.
-    const binary = await fetch(`${base}/api/action/binary?repo=a/b`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    expect(binary.status).toBe(503);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(output).toMatch(/"path":"\/api\/account".*"status":200/);
-    expect(output).not.toContain(key);
+    const svc = await startServiceProcess(env, 'paid', { capture: true, key });
+    try {
+      expect(await (await fetch(`${svc.base}/healthz`)).json()).toMatchObject({ status: 'ok' });
+      const account = await fetch(`${svc.base}/api/account`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await account.json()).toMatchObject({
+        email: 'serve@example.test',
+        plan: 'paid',
+        ciRuns: { used: 0 },
+      });
+      const missing = await fetch(`${svc.base}/api/account`);
+      expect(missing.status).toBe(401);
+      expect(await missing.json()).toEqual({ error: 'missing API key' });
+      // No executable at SVC_BINARY_PATH: 503, in the error envelope.
+      const binary = await fetch(`${svc.base}/api/action/binary?repo=a/b`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(binary.status).toBe(503);
+      const output = await waitFor(svc.output, /"path":"\/api\/action\/binary"/);
+      expect(output).toMatch(/"path":"\/api\/account".*"status":200/);
+      expect(output).not.toContain(key);
+    } finally {
+      await svc.stop();
+    }
   });
 
   it('shuts down gracefully on SIGTERM with exit 0', async () => {
-    server.kill('SIGTERM');
-    const [code] = await once(server, 'exit');
-    expect(code).toBe(0);
-    expect(output).toMatch(/"signal":"SIGTERM".*"shutting down"/);
+    const svc = await startServiceProcess(env, 'free', { capture: true });
+    expect(svc.running()).toBe(true);
+    await svc.stop(); // SIGTERM
+    expect(await svc.exited).toBe(0);
+    expect(svc.output()).toMatch(/"signal":"SIGTERM".*"shutting down"/);
   });
 
   it('refuses a bad setting with one line naming it', async () => {

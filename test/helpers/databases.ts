@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { openStorage, type Storage } from '../../src/storage/index.js';
+import { isCi } from './ci.js';
 
 /** Every storage-backed suite runs once per entry (`for (const dialect of DIALECTS)`). */
 export const DIALECTS = ['sqlite', 'postgres'] as const;
@@ -39,7 +40,7 @@ export function postgresReachable(): Promise<boolean> {
  * and never in CI, which always has it; there the block runs and fails on opening, saying why.
  */
 export async function skipDialect(dialect: Dialect, suite = 'storage tests'): Promise<boolean> {
-  if (dialect === 'sqlite' || (await postgresReachable()) || process.env.CI === 'true') return false;
+  if (dialect === 'sqlite' || (await postgresReachable()) || isCi()) return false;
   console.warn(`PostgreSQL not reachable at ${POSTGRES_URL}: ${suite} skipped for it`);
   return true;
 }
@@ -84,7 +85,7 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
   }
 
   if (!(await postgresReachable())) {
-    throw new Error(`PostgreSQL not reachable at ${POSTGRES_URL} (CI=true requires it)`);
+    throw new Error(`PostgreSQL not reachable at ${POSTGRES_URL} (CI is set, which requires it)`);
   }
   const schema = `svc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const open = () => track(openStorage(POSTGRES_URL, { schema }));
@@ -134,8 +135,7 @@ export function redisAvailable(suite: string): Promise<boolean> {
   })();
   return redisProbe.then((up) => {
     if (up) return true;
-    if (process.env.CI === 'true')
-      throw new Error(`Redis not reachable at ${REDIS_URL} (CI=true requires it)`);
+    if (isCi()) throw new Error(`Redis not reachable at ${REDIS_URL} (CI=${process.env.CI} requires it)`);
     console.warn(`Redis not reachable at ${REDIS_URL}: ${suite} skipped`);
     return false;
   });

@@ -17,6 +17,7 @@ export type ProjectBehavior =
   | 'private'
   | 'internal'
   | 'hang'
+  | 'late'
   | 'error'
   | 'unauthorized'
   | 'forbidden'
@@ -25,7 +26,15 @@ export type ProjectBehavior =
   | 'redirect';
 
 /** How the JWKS endpoints answer. */
-export type JwksBehavior = 'ok' | 'error' | 'hang' | 'not-json';
+export type JwksBehavior = 'ok' | 'error' | 'hang' | 'late' | 'not-json';
+
+/**
+ * 'late' answers normally (keys; a public project), but only after this long. A client whose timeout is
+ * shorter gives up first whatever the machine's speed: its timer was started before this one, and Node
+ * fires timers in order of expiry. So a test shows that a timeout fired, and that it was the configured
+ * one and not a default, by the answer alone, with no bound on elapsed time.
+ */
+export const LATE_MS = 4000;
 
 export interface SignOptions {
   /** Default `svc`; null leaves `aud` out. */
@@ -200,6 +209,9 @@ export class FakeIssuer {
     switch (this.jwksBehavior) {
       case 'hang':
         return;
+      case 'late':
+        later(res, () => json(res, 200, { keys: this.keys.map((k) => k.publicJwk) }));
+        return;
       case 'error':
         json(res, 503, { error: 'unavailable' });
         return;
@@ -220,6 +232,9 @@ export class FakeIssuer {
         json(res, 404, { message: '404 Project Not Found' });
         return;
       case 'hang':
+        return;
+      case 'late':
+        later(res, () => json(res, 200, { id: 1, path_with_namespace: path, visibility: 'public' }));
         return;
       case 'error':
         json(res, 500, { message: '500 Internal Server Error' });
@@ -255,6 +270,15 @@ async function signingKey(kid: string): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
   return { kid, privateKey, publicKey, publicJwk };
+}
+
+/** Answers after LATE_MS unless the client has gone; the timer does not keep the test process alive. */
+function later(res: ServerResponse, answer: () => void): void {
+  const timer = setTimeout(() => {
+    if (!res.destroyed) answer();
+  }, LATE_MS);
+  timer.unref();
+  res.on('close', () => clearTimeout(timer));
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -203,3 +203,18 @@ export const CONTRACT_REPORT_KEYS = [
   'summary',
   'passed',
 ];
+
+/** A JSON report finding's keys, in order (the dashboard's stored findings are the same). */
+export const CONTRACT_FINDING_KEYS = [
+  'ruleId',
+  'commit',
+  'path',
+  'line',
+  'location',
+  'maskedValue',
+  'verification',
+  'fingerprint',
+  'ignored',
+  'author',
+  'date',
+];

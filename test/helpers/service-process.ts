@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { CLI } from './svc-cli.js';
 
@@ -14,7 +15,8 @@ export function freePort(): Promise<number> {
 
 /** A new user and key through `svc admin` (synchronous: nothing in this process can answer meanwhile). */
 function createUserWithKey(env: NodeJS.ProcessEnv, plan: 'free' | 'paid'): string {
-  const email = `bench-${Date.now()}@example.test`;
+  // A random address, not the clock: two servers started in the same millisecond share no user.
+  const email = `bench-${randomUUID()}@example.test`;
   execFileSync(process.execPath, [CLI, 'admin', 'create-user', '--email', email, '--plan', plan], { env });
   return execFileSync(process.execPath, [CLI, 'admin', 'create-key', '--email', email], {
     env,
@@ -59,11 +61,18 @@ export async function startServiceProcess(
   return {
     base,
     key,
+    /** The process id, for benches that read its memory in /proc. */
+    pid: server.pid,
     /** Everything the process wrote so far (with `capture`). */
     output: () => output,
     /** Whether the process is still running. */
     running: () => server.exitCode === null && server.signalCode === null,
     exited,
+    /** Sends a signal (SIGKILL: the process dies with no chance to clean up) and waits for the exit. */
+    async kill(signal: NodeJS.Signals) {
+      server.kill(signal);
+      await exited;
+    },
     async stop() {
       if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
       await exited;

@@ -2,16 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { createServices } from '../../src/cli/create-services.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/server/app.js';
-import { createLogger } from '../../src/server/logger.js';
 import type { RateScope } from '../../src/server/rate-limits.js';
 import { type ListenOptions, serveApp } from '../../src/server/serve-app.js';
 import type { Plan } from '../../src/services/vocabulary.js';
+import { captureLogger } from './capture-logger.js';
 import { type Dialect, openTestDatabase, type TestDatabase } from './databases.js';
 import { FakeIssuer } from './fake-oidc.js';
 
@@ -30,6 +29,10 @@ export interface TestAppOptions {
   now?: () => Date;
   /** Package registries and OSV for the hooks (e.g. FakeRegistries' urls); default: a closed port. */
   registries?: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
+  /** More settings, as environment variables (SVC_SCAN_HOSTS, SVC_SCAN_MAX_BYTES, ...). */
+  env?: Record<string, string>;
+  /** "Sign in with platform A" against this fake (its URL serves both the OAuth and the API side). */
+  oauthA?: { url: string; clientId: string; clientSecret: string };
 }
 
 /**
@@ -47,15 +50,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     writeFileSync(binaryPath, binaryBytes, { mode: 0o755 });
     writeFileSync(`${binaryPath}.gz`, gzipSync(binaryBytes));
   }
-  const logs: string[] = [];
-  const logger = createLogger(
-    new Writable({
-      write(chunk, _enc, done) {
-        logs.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { logger, logs } = captureLogger();
   const closed = 'http://127.0.0.1:9';
   const registries = options.registries ?? {
     npm: closed,
@@ -88,6 +83,17 @@ export async function startTestApp(options: TestAppOptions = {}) {
     SVC_GOPROXY_URL: registries.goproxy,
     SVC_NUGET_URL: registries.nuget,
     SVC_OSV_URL: registries.osv,
+    // Clones of this app's scans go in its own temp folder, removed by cleanup.
+    SVC_SCAN_WORK_DIR: join(dir, 'scans'),
+    ...options.env,
+    ...(options.oauthA === undefined
+      ? {}
+      : {
+          SVC_OAUTH_A_URL: options.oauthA.url,
+          SVC_OAUTH_A_CLIENT_ID: options.oauthA.clientId,
+          SVC_OAUTH_A_CLIENT_SECRET: options.oauthA.clientSecret,
+          SVC_CODEHOST_API_URL: options.oauthA.url,
+        }),
   });
   // Without a Redis of the test's own, the registry cache is the database table (redis: null).
   const services = await createServices(config, {
@@ -132,6 +138,20 @@ export async function startTestApp(options: TestAppOptions = {}) {
     );
   }
 
+  /**
+   * Signs up (or in, when `signIn`) through the real form route; returns the `svc_session=...` cookie
+   * pair, or throws with the page's status.
+   */
+  async function session(email: string, password: string, signIn = false): Promise<string> {
+    const res = await request(signIn ? '/auth/signin' : '/auth/signup', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: config.baseUrl },
+      body: new URLSearchParams({ email, password }).toString(),
+    });
+    const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0];
+    if (res.status !== 303 || cookie === undefined) throw new Error(`sign-in answered ${res.status}`);
+    return cookie;
+  }
+
   /** Serves the app on a free loopback port, for clients that need real HTTP (curl, scripts). */
   async function listen(
     limits: Partial<Omit<ListenOptions, 'hostname'>> = {},
@@ -155,6 +175,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     binaryBytes,
     userWithKey,
     request,
+    session,
+    config,
     async cleanup() {
       await Promise.all([issuerA.stop(), issuerB.stop()]);
       await db.cleanup();

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeIssuer, type SignOptions } from '../../../test/helpers/fake-oidc.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FakeIssuer, LATE_MS, type SignOptions } from '../../../test/helpers/fake-oidc.js';
 import { projectFromCodehostB, repositoryFromCodehostA } from './claims.js';
 import { createIdentityVerifier, IdentityError, type IdentityReason, type IdentityVerifier } from './oidc.js';
 
@@ -27,7 +27,18 @@ beforeAll(async () => {
 afterAll(() => issuer.stop());
 afterEach(() => {
   issuer.jwksBehavior = 'ok';
+  vi.useRealTimers();
 });
+
+/**
+ * The cooldown, retry and max-age windows are read from Date.now() (by jose and by the verifier), so
+ * the tests of those windows stop that clock and move it by hand: a slow machine can no longer carry
+ * a test past a window it meant to stay inside. Only Date is faked; timers and sockets stay real.
+ */
+function stopTheClock(): { advance(ms: number): void } {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  return { advance: (ms) => vi.setSystemTime(Date.now() + ms) };
+}
 
 /** A port on 127.0.0.1 that nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -211,6 +222,7 @@ describe('the issuer keys', () => {
 
   it('a rotated key is picked up once the cooldown has passed', async () => {
     const rotating = await FakeIssuer.start();
+    const clock = stopTheClock();
     try {
       const verifier = createIdentityVerifier({
         issuer: rotating.issuer,
@@ -222,7 +234,10 @@ describe('the issuer keys', () => {
       const token = await rotating.sign(claimsA);
       await expectRejected(verifier, token, 'unknown signing key'); // still cooling down: no refetch
       expect(rotating.requests).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 350));
+      clock.advance(299);
+      await expectRejected(verifier, token, 'unknown signing key'); // the last millisecond of it
+      expect(rotating.requests).toBe(1);
+      clock.advance(1);
       await expect(verifier.verify(token)).resolves.toMatchObject({ repository: 'octo/hello' });
       expect(rotating.requests).toBe(2);
     } finally {
@@ -247,19 +262,21 @@ describe('the issuer keys', () => {
     await expectRejected(verifier, await signA(), 'issuer keys unavailable');
   });
 
-  it('JWKS endpoint that hangs: issuer keys unavailable after the fetch timeout', async () => {
-    issuer.jwksBehavior = 'hang';
+  it('JWKS endpoint that answers too late: issuer keys unavailable after the configured fetch timeout', async () => {
+    // The keys arrive after LATE_MS, before the 5 s default and long after the configured 200 ms:
+    // rejected means the configured timeout ended the fetch (ordering, not elapsed time).
+    expect(LATE_MS).toBeLessThan(5000);
+    issuer.jwksBehavior = 'late';
     const verifier = createIdentityVerifier({
       issuer: issuer.issuer,
       jwksUrl: issuer.jwksUrlA,
       fetchTimeoutMs: 200,
     });
-    const started = Date.now();
     await expectRejected(verifier, await signA(), 'issuer keys unavailable');
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('after a failed fetch, no new fetch for a while: answers at once', async () => {
+    const clock = stopTheClock();
     issuer.jwksBehavior = 'error';
     const verifier = createIdentityVerifier({
       issuer: issuer.issuer,
@@ -272,12 +289,16 @@ describe('the issuer keys', () => {
     issuer.jwksBehavior = 'ok';
     await expectRejected(verifier, token, 'issuer keys unavailable');
     expect(issuer.requests - before).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    clock.advance(299);
+    await expectRejected(verifier, token, 'issuer keys unavailable'); // the last millisecond of the pause
+    expect(issuer.requests - before).toBe(1);
+    clock.advance(1);
     await expect(verifier.verify(token)).resolves.toBeTruthy();
     expect(issuer.requests - before).toBe(2);
   });
 
   it('keys past their age are still used while the issuer cannot be reached', async () => {
+    const clock = stopTheClock();
     const verifier = createIdentityVerifier({
       issuer: issuer.issuer,
       jwksUrl: issuer.jwksUrlA,
@@ -286,7 +307,7 @@ describe('the issuer keys', () => {
     const token = await signA();
     await verifier.verify(token);
     issuer.jwksBehavior = 'error';
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    clock.advance(51);
     const before = issuer.requests;
     await expect(verifier.verify(token)).resolves.toBeTruthy(); // refresh failed: the held keys answer
     await expect(verifier.verify(token)).resolves.toBeTruthy(); // within the retry pause: no fetch

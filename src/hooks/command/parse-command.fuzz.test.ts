@@ -92,13 +92,20 @@ describe('parseCommandLine on any input', () => {
     expectWellFormed(parseCommandLine(line));
   });
 
-  it('reads a 100 KB line quickly, and finds the install at its end', () => {
-    const line = `echo ${'x'.repeat(100_000)} && npm i lodash`;
-    const started = performance.now();
-    const parsed = parseCommandLine(line);
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(parsed.installs).toEqual([{ ecosystem: 'npm', name: 'lodash', version: null }]);
-  });
+  // How fast a 100 KB line is read is measured by `npm run bench:hot-paths`, not asserted here. A
+  // parser that goes quadratic or worse on these lines takes minutes, and the per-test timeout below
+  // (far above any machine's time for a linear read) turns that into a failure.
+  const LINEAR_READ_TIMEOUT_MS = 30_000;
+
+  it(
+    'reads a 100 KB line and finds the install at its end',
+    () => {
+      const line = `echo ${'x'.repeat(100_000)} && npm i lodash`;
+      const parsed = parseCommandLine(line);
+      expect(parsed.installs).toEqual([{ ecosystem: 'npm', name: 'lodash', version: null }]);
+    },
+    LINEAR_READ_TIMEOUT_MS,
+  );
 
   it.each([
     ['quotes', '"'.repeat(100_001)],
@@ -110,11 +117,13 @@ describe('parseCommandLine on any input', () => {
     ['package names', `npm i ${'x '.repeat(50_000)}`],
     ['assignments', `${'A=1 '.repeat(25_000)}npm i x`],
     ['control characters', Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(i % 32)).join('')],
-  ])('reads a 100 KB line of %s without throwing', (_, line) => {
-    const started = performance.now();
-    expectWellFormed(parseCommandLine(line));
-    expect(performance.now() - started).toBeLessThan(5000);
-  });
+  ])(
+    'reads a 100 KB line of %s without throwing',
+    (_, line) => {
+      expectWellFormed(parseCommandLine(line));
+    },
+    LINEAR_READ_TIMEOUT_MS,
+  );
 
   it('answers an empty reading for what is not a string', () => {
     expect(parseCommandLine(undefined as unknown as string)).toEqual({

@@ -173,6 +173,9 @@ function plural(n: number, word: string): string {
   return `${n} more ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** Why the packages past the first MAX_PACKAGES are skipped; the decision's message repeats it. */
+export const PACKAGE_CAP_REASON = `not checked: at most ${MAX_PACKAGES} packages are checked per command`;
+
 /** Removes repeats, keeps the first MAX_PACKAGES packages and says how many were left out. */
 function finish(reading: Reading): ParsedCommand {
   const seen = new Set<string>();
@@ -198,7 +201,7 @@ function finish(reading: Reading): ParsedCommand {
   if (unique.length > MAX_PACKAGES) {
     skipped.push({
       spec: plural(unique.length - MAX_PACKAGES, 'package'),
-      why: `not checked: at most ${MAX_PACKAGES} packages are checked per command`,
+      why: PACKAGE_CAP_REASON,
     });
   }
   return { installs: unique.slice(0, MAX_PACKAGES), skipped, isInstall: reading.isInstall };

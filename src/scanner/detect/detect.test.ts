@@ -173,28 +173,37 @@ describe('detectSecrets', () => {
     expect(detectSecrets('-----BEGIN ' + 'PGP PRIVATE KEY BLOCK-----')[0]!.maskedValue).toBe('PGP');
   });
 
-  it('handles a 5 MB minified line quickly and still finds what is in it', () => {
-    const chunk = 'var a=function(e,t){return e.token?e.secret:t.apiKey};x="ab12cd34ef";';
-    const line = chunk.repeat(Math.ceil(5e6 / chunk.length)) + `k="${AKIA}";`;
-    const t0 = performance.now();
-    expect(rulesOf(line)).toEqual(['cloud-access-key-id']);
-    expect(performance.now() - t0).toBeLessThan(2000);
-  });
+  // How fast these run is measured by `npm run bench:hot-paths`, not asserted here: a unit test states
+  // what is found. A regex that backtracks catastrophically on 5 MB takes hours, not seconds, and the
+  // per-test timeout below (far above any machine's time for a linear scan) turns that into a failure.
+  const LINEAR_SCAN_TIMEOUT_MS = 30_000;
+
+  it(
+    'handles a 5 MB minified line and still finds what is in it',
+    () => {
+      const chunk = 'var a=function(e,t){return e.token?e.secret:t.apiKey};x="ab12cd34ef";';
+      const line = chunk.repeat(Math.ceil(5e6 / chunk.length)) + `k="${AKIA}";`;
+      expect(rulesOf(line)).toEqual(['cloud-access-key-id']);
+    },
+    LINEAR_SCAN_TIMEOUT_MS,
+  );
 
   it.each([
-    ['one long word', 'a'.repeat(5e6)],
-    ['repeated secret word', 'token'.repeat(1e6)],
-    ['repeated assignments', 'token="'.repeat(7e5)],
-    ['unclosed 5 MB value', 'password="' + 'x1Y2'.repeat(125e4)],
-    ['5 MB of spaces after a name', 'secret' + ' '.repeat(5e6) + '='],
-    ['a 5 MB type annotation', 'password: ' + 'a'.repeat(5e6)],
-    ['repeated annotations', 'token: a'.repeat(6e5)],
-    ['repeated token prefixes', 'xoxb-'.repeat(1e6)],
-  ])('does not backtrack catastrophically on %s', (_kind, line) => {
-    const t0 = performance.now();
-    detectSecrets(line);
-    expect(performance.now() - t0).toBeLessThan(2000);
-  });
+    ['one long word', 'a'.repeat(5e6), []],
+    ['repeated secret word', 'token'.repeat(1e6), []],
+    ['repeated assignments', 'token="'.repeat(7e5), []],
+    ['unclosed 5 MB value', 'password="' + 'x1Y2'.repeat(125e4), []],
+    ['5 MB of spaces after a name', 'secret' + ' '.repeat(5e6) + '=', []],
+    ['a 5 MB type annotation', 'password: ' + 'a'.repeat(5e6), []],
+    ['repeated annotations', 'token: a'.repeat(6e5), []],
+    ['repeated token prefixes', 'xoxb-'.repeat(1e6), ['chat-token:5000000']],
+  ])(
+    'does not backtrack catastrophically on %s',
+    (_kind, line, found) => {
+      expect(detectSecrets(line).map((m) => `${m.ruleId}:${m.secret.length}`)).toEqual(found);
+    },
+    LINEAR_SCAN_TIMEOUT_MS,
+  );
 
   it('finds a 5 MB quoted value without overflowing the stack', () => {
     const value = 'x1Y2z3W4aB5cD6eF'.repeat(3125e2);

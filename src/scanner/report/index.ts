@@ -5,7 +5,15 @@ import { renderMarkdown } from './markdown.js';
 import { renderSarif } from './sarif.js';
 import { renderText } from './text.js';
 
-export { RULE_TITLES } from './common.js';
+export {
+  IGNORE_HINT,
+  RULE_TITLES,
+  type Sections,
+  sections,
+  shortCommit,
+  statusLabel,
+  visible,
+} from './common.js';
 
 export type ReportFormat = 'text' | 'json' | 'sarif' | 'markdown' | 'gitlab';
 /** `gitlab`: GitLab's secret-detection report, for merge requests (beyond the four formats of the README). */

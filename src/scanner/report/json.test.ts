@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   emptyResult,
+  CONTRACT_FINDING_KEYS as FINDING_KEYS,
   fullResult,
   TOOL_VERSION,
   CONTRACT_REPORT_KEYS as TOP_KEYS,
@@ -8,19 +9,6 @@ import {
 import type { ScanResult } from '../types.js';
 import { renderReport } from './index.js';
 
-const FINDING_KEYS = [
-  'ruleId',
-  'commit',
-  'path',
-  'line',
-  'location',
-  'maskedValue',
-  'verification',
-  'fingerprint',
-  'ignored',
-  'author',
-  'date',
-];
 const SUMMARY_KEYS = ['total', 'failing', 'ignored', 'byLocation', 'active', 'revoked', 'unchecked'];
 
 const jsonOf = (result: ScanResult) =>

@@ -1,11 +1,13 @@
 import type { Rule } from './rule.js';
 
 // Assembled from parts so this file never holds a contiguous token the scanner would report.
+// Stryker disable all: sample values, used only by the samples below
 const BODY = '1234567890123-4567890123456-SvcSyntheticChat0Token';
 const BOT = 'xoxb' + '-' + BODY;
 const USER = 'xoxp' + '-' + BODY;
 const APP = 'xoxa' + '-2-' + BODY;
 const REFRESH = 'xoxr' + '-' + BODY;
+// Stryker restore all
 
 export const chatToken: Rule = {
   id: 'chat-token',
@@ -16,6 +18,9 @@ export const chatToken: Rule = {
   // At least 10 of [A-Za-z0-9-], greedy, so the whole run is the token; a token glued to a
   // preceding run of that set is part of something else.
   pattern: /(?<![A-Za-z0-9-])(?<secret>xox[abprs]-[A-Za-z0-9-]{10,})/g,
+  // The rule's test data (rules.test.ts runs every line): a mutant of a sample changes a test,
+  // not the scanner, so Stryker leaves the samples alone (docs/mutation-testing.md).
+  // Stryker disable all
   samples: {
     positives: [
       `CHAT_BOT_TOKEN=${BOT}`,
@@ -39,4 +44,5 @@ export const chatToken: Rule = {
       'Bot tokens start with xoxb- followed by numbers.',
     ],
   },
+  // Stryker restore all
 };

@@ -2,8 +2,10 @@ import type { Rule } from './rule.js';
 
 // The real shape is 22 characters, `_`, 59 characters. Assembled from parts so this file never holds a
 // contiguous token the scanner would report.
+// Stryker disable all: sample values, used only by the samples below
 const BODY = '11SVCSYNTH0Fixture0Pat' + '_' + 'SvcSynthetic0FineGrained0Pat0For0Scanner0Tests0Aa1Bb2Cc3Dd4';
 const PAT = 'codehost_pat' + '_' + BODY;
+// Stryker restore all
 
 export const codehostFineGrainedPat: Rule = {
   id: 'codehost-fine-grained-pat',
@@ -12,6 +14,9 @@ export const codehostFineGrainedPat: Rule = {
   keywords: ['codehost_pat_'],
   // Exactly 82 of [A-Za-z0-9_], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9_])(?<secret>codehost_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/g,
+  // The rule's test data (rules.test.ts runs every line): a mutant of a sample changes a test,
+  // not the scanner, so Stryker leaves the samples alone (docs/mutation-testing.md).
+  // Stryker disable all
   samples: {
     positives: [
       `CODEHOST_PAT=${PAT}`,
@@ -34,4 +39,5 @@ export const codehostFineGrainedPat: Rule = {
       'Fine-grained tokens begin with codehost_pat_ and are 95 characters long.',
     ],
   },
+  // Stryker restore all
 };

@@ -1,12 +1,14 @@
 import type { Rule } from './rule.js';
 
 // Assembled from parts so this file never holds a contiguous token the scanner would report.
+// Stryker disable all: sample values, used only by the samples below
 const BODY = 'SvcSynthetic0Codehost0Token0Aa11Bb22';
 const PAT = 'ghp' + '_' + BODY;
 const OAUTH = 'gho' + '_' + BODY;
 const USER = 'ghu' + '_' + BODY;
 const REFRESH = 'ghr' + '_' + BODY;
 const SERVER = 'ghs' + '_' + BODY;
+// Stryker restore all
 
 export const codehostToken: Rule = {
   id: 'codehost-token',
@@ -15,6 +17,9 @@ export const codehostToken: Rule = {
   keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
   // Exactly 36 of [A-Za-z0-9], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9])(?<secret>gh[pousr]_[A-Za-z0-9]{36})(?![A-Za-z0-9])/g,
+  // The rule's test data (rules.test.ts runs every line): a mutant of a sample changes a test,
+  // not the scanner, so Stryker leaves the samples alone (docs/mutation-testing.md).
+  // Stryker disable all
   samples: {
     positives: [
       `GITHUB_TOKEN=${PAT}`,
@@ -37,4 +42,5 @@ export const codehostToken: Rule = {
       'Classic tokens start with ghp_ and carry 36 more characters.',
     ],
   },
+  // Stryker restore all
 };

@@ -28,6 +28,8 @@ export interface GitRunner {
   binary: string;
   /** The repository (work tree or bare). */
   repo: string;
+  /** Aborting it kills every git of the scan (a service's scan past its time bound). */
+  signal?: AbortSignal;
 }
 
 export interface GitResult {
@@ -41,6 +43,8 @@ export function spawnGit(git: GitRunner, args: readonly string[]): ChildProcessW
   return spawn(git.binary, ['-C', git.repo, ...args], {
     env: { ...process.env, ...GIT_ENV_OVERRIDES },
     stdio: ['pipe', 'pipe', 'pipe'],
+    signal: git.signal,
+    killSignal: 'SIGKILL',
   });
 }
 

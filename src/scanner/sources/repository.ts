@@ -4,11 +4,11 @@ import { parseIgnoreFile } from '../ignore.js';
 import { firstLine, type GitRunner, runGit } from './git.js';
 
 /** Checks that `path` exists and is a git repository (work tree or bare); one clear error if not. */
-export async function openRepository(path: string, binary: string): Promise<GitRunner> {
+export async function openRepository(path: string, binary: string, signal?: AbortSignal): Promise<GitRunner> {
   const info = await stat(path).catch(() => null);
   if (info === null) throw new ScanError('usage', `path does not exist: ${path}`);
   if (!info.isDirectory()) throw new ScanError('usage', `not a directory: ${path}`);
-  const git: GitRunner = { binary, repo: path };
+  const git: GitRunner = { binary, repo: path, signal };
   const check = await runGit(git, ['rev-parse', '--git-dir']);
   if (check.code !== 0) {
     const message = firstLine(check.stderr);

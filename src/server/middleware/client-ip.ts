@@ -10,7 +10,10 @@ export interface NodeBindings {
  * in which case it is that many entries from the right of `X-Forwarded-For` (entries further left
  * are whatever the client claimed, and are never trusted).
  */
-export function clientIp(c: Context<{ Bindings: NodeBindings }>, trustProxy: number): string {
+export function clientIp(
+  c: Pick<Context<{ Bindings: NodeBindings }>, 'env' | 'req'>,
+  trustProxy: number,
+): string {
   const peer = c.env?.incoming?.socket?.remoteAddress ?? 'unknown';
   if (trustProxy === 0) return peer;
   const forwarded = (c.req.header('x-forwarded-for') ?? '')

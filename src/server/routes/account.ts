@@ -15,7 +15,7 @@ export function accountRoute(deps: AppDeps) {
       email: user.email,
       plan,
       team: team ? { name: team.name, hookMode: team.hookMode } : null,
-      key: { name: key.name, prefix: key.prefix },
+      key: key === null ? null : { name: key.name, prefix: key.prefix },
       ciRuns: { month, used, limit },
     });
   });

@@ -150,9 +150,9 @@ describe('agent A (beforeShellExecution)', () => {
         new RegExp(`\`${name}\` was not fully checked: npm did not answer \\(${why.source}`),
       );
     }
-    const started = Date.now();
+    // `flaky` hangs: only the decision budget can end the wait, and "out of time" says it did. The
+    // time that takes is `npm run bench:hooks`'s figure, not this test's.
     const r = await hookA('npm i flaky lodash');
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(r.body.permission).toBe('allow');
     expect(r.body.user_message).toMatch(/`flaky` was not fully checked: npm did not answer \(out of time\)/);
   });
@@ -295,6 +295,154 @@ describe('never in the way: every failure allows the command', () => {
     } finally {
       await limited.cleanup();
     }
+  });
+});
+
+/** One agent B call with a raw body and headers, as Claude Code's hook would send it (or fail to). */
+const rawB = (app: TestApp['app'], body: string, headers: Record<string, string>) =>
+  req(
+    app,
+    '/api/hooks/agent-b',
+    { method: 'POST', headers, body },
+    {
+      incoming: { socket: { remoteAddress: '192.0.2.52' } },
+    },
+  ).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { hookSpecificOutput: Record<string, string> },
+  }));
+
+const bashInput = (command: string) =>
+  JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
+
+describe("agent B never in the way: each failure answers allow, in agent B's format, with the reason", () => {
+  const json = { 'content-type': 'application/json' };
+  it.each<
+    [string, () => Promise<{ status: number; body: { hookSpecificOutput: Record<string, string> } }>, RegExp]
+  >([
+    [
+      'no key',
+      () => rawB(t.app, bashInput('npm i evil-pkg'), json),
+      /^svc: command not checked: no API key was sent$/,
+    ],
+    [
+      'a key that is not accepted',
+      () =>
+        rawB(t.app, bashInput('npm i evil-pkg'), {
+          ...json,
+          authorization: 'Bearer svc_wrongwrongwrongwrongwrongwrongwrong1',
+        }),
+      /^svc: command not checked: the API key was not accepted$/,
+    ],
+    [
+      'a malformed body',
+      () =>
+        rawB(t.app, '{"tool_input": {"command": "npm i evil-pkg"', {
+          ...json,
+          authorization: `Bearer ${key}`,
+        }),
+      /^svc: command not checked: the hook input holds no shell command$/,
+    ],
+    [
+      'a body over 1 MiB',
+      () =>
+        rawB(t.app, bashInput(`npm i evil-pkg ${'x'.repeat(1 << 20)}`), {
+          ...json,
+          authorization: `Bearer ${key}`,
+        }),
+      /^svc: command not checked: the hook input is larger than 1048576 bytes$/,
+    ],
+    [
+      'a form-encoded body (the wrong content type)',
+      () =>
+        rawB(t.app, 'tool_name=Bash&command=npm+i+evil-pkg', {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Bearer ${key}`,
+        }),
+      /^svc: command not checked: the hook input holds no shell command$/,
+    ],
+    [
+      'a registry that fails',
+      () => rawB(t.app, bashInput('npm i broken'), { ...json, authorization: `Bearer ${key}` }),
+      /^svc: checked `broken`: nothing risky found in what could be checked\n- `broken` was not fully checked: npm did not answer \(server error \(HTTP 500\)\)$/,
+    ],
+    [
+      'a registry that hangs',
+      () => rawB(t.app, bashInput('npm i flaky'), { ...json, authorization: `Bearer ${key}` }),
+      /^svc: checked `flaky`: nothing risky found in what could be checked\n- `flaky` was not fully checked: npm did not answer \(out of time\); the malware database did not answer \(out of time\)$/,
+    ],
+  ])('%s', async (_, call, reason) => {
+    const r = await call();
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: expect.stringMatching(reason),
+      },
+    });
+  });
+
+  it('a JSON body sent as text/plain is still judged: the content type is not what decides', async () => {
+    const r = await rawB(t.app, bashInput('npm i evil-pkg'), {
+      'content-type': 'text/plain',
+      authorization: `Bearer ${key}`,
+    });
+    expect(r.body.hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
+  it('registries that cannot be reached at all', async () => {
+    // No registries configured: every lookup goes to a closed port.
+    const offline = await startTestApp();
+    try {
+      const k = await offline.userWithKey('offline@example.test');
+      const r = await rawB(offline.app, bashInput('npm i lodash'), { ...json, authorization: `Bearer ${k}` });
+      expect(r.body.hookSpecificOutput).toMatchObject({
+        permissionDecision: 'allow',
+        permissionDecisionReason: expect.stringMatching(
+          /^svc: checked `lodash`: nothing risky found in what could be checked\n- `lodash` was not fully checked: npm did not answer \(.+\); the malware database did not answer \(.+\)$/,
+        ),
+      });
+    } finally {
+      await offline.cleanup();
+    }
+  });
+});
+
+describe('at most 10 packages a command, through the endpoint, for both agents', () => {
+  // Eleven established names and a twelfth that is known malware: only the first ten are judged.
+  const names = Array.from({ length: 11 }, (_, i) => `cap-pkg-${i + 1}`);
+  const line = `npm i ${names.join(' ')} evil-pkg`;
+  beforeAll(() => {
+    for (const name of names) registries.addPackage('npm', name, { versions: { '1.0.0': OLD } });
+  });
+  const firstTen = names
+    .slice(0, 10)
+    .map((n) => `\`${n}\``)
+    .join(', ');
+  const expected = `svc: checked ${firstTen}: nothing risky found\n- 2 more packages: not checked: at most 10 packages are checked per command`;
+
+  it('agent A', async () => {
+    const before = registries.requests.length;
+    const r = await hookA(line);
+    expect(r.body).toMatchObject({ permission: 'allow', user_message: expected, agent_message: expected });
+    const asked = registries.requests.slice(before).map((q) => `${q.path} ${q.body}`);
+    expect(asked.some((p) => p.includes('cap-pkg-11') || p.includes('evil-pkg'))).toBe(false);
+  });
+
+  it('agent B', async () => {
+    const r = await hookB(line);
+    expect(r.body.hookSpecificOutput).toEqual({
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: expected,
+    });
+  });
+
+  it('exactly 10 packages: all judged, nothing said about a cap', async () => {
+    const r = await hookB(`npm i ${names.slice(0, 9).join(' ')} evil-pkg`);
+    expect(r.body.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(r.body.hookSpecificOutput.permissionDecisionReason).not.toMatch(/at most 10/);
   });
 });
 

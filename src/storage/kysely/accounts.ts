@@ -62,7 +62,7 @@ export class KyselyAccounts implements AccountRepository {
     return row ? toTeam(row) : null;
   }
 
-  async addTeamMember(teamName: string, email: string): Promise<void> {
+  async addTeamMember(teamName: string, email: string, role: 'owner' | 'member' = 'member'): Promise<void> {
     const team = await this.findTeamByName(teamName);
     if (!team) throw teamNotFound(teamName);
     const user = await this.findUserByEmail(email);
@@ -70,11 +70,12 @@ export class KyselyAccounts implements AccountRepository {
     // user_id is the key, so one upsert both adds and moves: there is never a moment with two teams.
     await this.db
       .insertInto('team_members')
-      .values({ user_id: user.id, team_id: team.id, created_at: nowIso() })
+      .values({ user_id: user.id, team_id: team.id, created_at: nowIso(), role })
       .onConflict((oc) =>
         oc.column('user_id').doUpdateSet({
           team_id: (eb) => eb.ref('excluded.team_id'),
           created_at: (eb) => eb.ref('excluded.created_at'),
+          role: (eb) => eb.ref('excluded.role'),
         }),
       )
       .execute();
@@ -83,7 +84,7 @@ export class KyselyAccounts implements AccountRepository {
   async setTeamHookMode(teamName: string, mode: Team['hookMode']): Promise<Team> {
     const row = await this.db
       .updateTable('teams')
-      .set({ hook_mode: mode })
+      .set({ hook_mode: mode, hook_mode_set_by: null, hook_mode_set_at: nowIso() })
       .where('name', '=', teamName)
       .returningAll()
       .executeTakeFirst();

@@ -1,9 +1,8 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
-import type { Team } from '../accounts.js';
 import type { ApiKeyRecord, ApiKeyRepository, KeyOwner } from '../api-keys.js';
 import { StoreError } from '../errors.js';
 import type { Database } from '../schema.js';
-import { type InferRow, nowIso, sqlOf, toDate, toKey, toUser } from './rows.js';
+import { type InferRow, nowIso, OWNER_COLUMNS, ownerOf, sqlOf, toKey } from './rows.js';
 
 export class KyselyApiKeys implements ApiKeyRepository {
   /** The query of every authenticated request, compiled once (see sqlOf). */
@@ -20,16 +19,7 @@ export class KyselyApiKeys implements ApiKeyRepository {
       .leftJoin('team_members as m', 'm.user_id', 'u.id')
       .leftJoin('teams as t', 't.id', 'm.team_id')
       .selectAll('k')
-      .select([
-        'u.email',
-        'u.plan as user_plan',
-        'u.created_at as user_created_at',
-        't.id as team_id',
-        't.name as team_name',
-        't.plan as team_plan',
-        't.hook_mode as team_hook_mode',
-        't.created_at as team_created_at',
-      ])
+      .select(OWNER_COLUMNS)
       .where('k.hash', '=', hash)
       .where('k.revoked_at', 'is', null);
   }
@@ -69,13 +59,7 @@ export class KyselyApiKeys implements ApiKeyRepository {
     const { rows } = await this.db.executeQuery<Row>(CompiledQuery.raw(this.ownerSql, [hash]));
     const row = rows[0];
     if (!row) return null;
-    const user = toUser({
-      id: row.user_id,
-      email: row.email,
-      plan: row.user_plan,
-      created_at: row.user_created_at,
-    });
-    return { key: toKey(row), user, team: joinedTeam(row) };
+    return { key: toKey(row), ...ownerOf(row) };
   }
 
   async revokeApiKeys(prefix: string): Promise<number> {
@@ -87,6 +71,17 @@ export class KyselyApiKeys implements ApiKeyRepository {
       .where('revoked_at', 'is', null)
       // Not LIKE: SQLite's LIKE ignores case and keys are case-sensitive base62.
       .where(sql<string>`substr(prefix, 1, ${prefix.length})`, '=', prefix)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async revokeUserApiKey(userId: number, prefix: string): Promise<number> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: nowIso() })
+      .where('user_id', '=', userId)
+      .where('prefix', '=', prefix)
+      .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
@@ -108,21 +103,4 @@ export class KyselyApiKeys implements ApiKeyRepository {
       .where('id', '=', keyId)
       .execute();
   }
-}
-
-interface JoinedTeamColumns {
-  team_id: number | null;
-  team_name: string | null;
-  team_plan: Team['plan'] | null;
-  team_hook_mode: Team['hookMode'] | null;
-  team_created_at: Date | string | null;
-}
-
-function joinedTeam(row: JoinedTeamColumns): Team | null {
-  const { team_id: id, team_name: name, team_plan: plan, team_hook_mode: hookMode } = row;
-  // A left join types each column nullable on its own; they are all set or all null.
-  if (id === null || name === null || plan === null || hookMode === null || row.team_created_at === null) {
-    return null;
-  }
-  return { id, name, plan, hookMode, createdAt: toDate(row.team_created_at) };
 }

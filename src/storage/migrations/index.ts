@@ -1,14 +1,21 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
 import * as hooks from './002-hooks.js';
+import * as accountsWeb from './003-accounts-web.js';
+import * as scans from './004-scans.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
- * carries them. Names sort in the order they run; never rename or edit one that has shipped.
+ * carries them. Names sort in the order they run; never rename or edit one that has shipped. A
+ * migration that arrives with a lower name than one already run (003 after 004) still runs: the
+ * migrator allows unordered migrations, so every migration must not depend on a later one.
  */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-hooks': hooks,
+  '003-accounts-web': accountsWeb,
+  // Built in parallel with 003; unordered migrations (database.ts) let either land first.
+  '004-scans': scans,
 };
 
 export const migrationProvider: MigrationProvider = {

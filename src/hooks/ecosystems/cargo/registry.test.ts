@@ -96,12 +96,12 @@ describe('crates.io client', () => {
 
   it('gives up when the signal fires on a hanging registry', async () => {
     fake.setBehavior('crates.io', 'hang');
+    // The fake never answers, so only the signal can end the lookup, and 'timed out' says it did; how
+    // long that took is the machine's speed, not the client's behaviour (no wall-clock bound here).
     try {
-      const started = Date.now();
       await expect(client().lookup('serde', null, AbortSignal.timeout(150))).rejects.toThrow(
         new RegistryUnavailable('crates.io', 'timed out'),
       );
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       fake.setBehavior('crates.io', null);
     }

@@ -133,12 +133,12 @@ describe('Go module proxy client', () => {
 
   it('gives up when the signal fires on a hanging proxy', async () => {
     fake.setBehavior('Go', 'hang');
+    // The fake never answers, so only the signal can end the lookup, and 'timed out' says it did; how
+    // long that took is the machine's speed, not the client's behaviour (no wall-clock bound here).
     try {
-      const started = Date.now();
       await expect(
         client().lookup('github.com/BurntSushi/toml', null, AbortSignal.timeout(150)),
       ).rejects.toThrow(new RegistryUnavailable('Go module proxy', 'timed out'));
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       fake.setBehavior('Go', null);
     }

@@ -80,12 +80,12 @@ describe('NuGet flat container client', () => {
 
   it('gives up when the signal fires on a hanging registry', async () => {
     fake.setBehavior('NuGet', 'hang');
+    // The fake never answers, so only the signal can end the lookup, and 'timed out' says it did; how
+    // long that took is the machine's speed, not the client's behaviour (no wall-clock bound here).
     try {
-      const started = Date.now();
       await expect(client().lookup('Newtonsoft.Json', null, AbortSignal.timeout(150))).rejects.toThrow(
         new RegistryUnavailable('NuGet', 'timed out'),
       );
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       fake.setBehavior('NuGet', null);
     }

@@ -97,12 +97,12 @@ describe('PyPI client', () => {
 
   it('gives up when the signal fires on a hanging registry', async () => {
     fake.setBehavior('PyPI', 'hang');
+    // The fake never answers, so only the signal can end the lookup, and 'timed out' says it did; how
+    // long that took is the machine's speed, not the client's behaviour (no wall-clock bound here).
     try {
-      const started = Date.now();
       await expect(client().lookup('requests', null, AbortSignal.timeout(150))).rejects.toThrow(
         new RegistryUnavailable('PyPI', 'timed out'),
       );
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       fake.setBehavior('PyPI', null);
     }

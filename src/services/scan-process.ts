@@ -1,0 +1,61 @@
+import { renderReport, ScanError, scanRepository } from '../scanner/index.js';
+import { VERSION } from '../version.js';
+import type { ScanOutcome } from './scan-queue.js';
+
+/**
+ * The scan of one clone in a process of its own (scan-process-entry.ts, forked by scan-run.ts with an
+ * IPC channel), so that the scanner's CPU-bound stretches (tens of milliseconds of gating and parsing
+ * at a time, measured by npm run bench:scans) never hold up the service's requests, and its memory
+ * peaks are its own. It gets `{path, progressMs}`, sends `progress` messages (at most every
+ * progressMs), then `result` or `error`, and disconnects. When the parent goes away (stops it, or is killed) the channel closes: the scan is
+ * aborted, which kills its gits, and nothing keeps the process alive.
+ */
+export type ScanProcessMessage =
+  | { type: 'progress'; done: number; total: number }
+  | { type: 'result'; outcome: ScanOutcome }
+  | { type: 'error'; scanError: boolean; code: ScanError['code']; message: string };
+
+/** What the parent sends: the clone to scan, and how often it wants progress at most. */
+export interface ScanProcessRequest {
+  path: string;
+  progressMs: number;
+}
+
+/** Serves the one request of this forked process (scan-process-entry.ts calls it; nothing else may). */
+export function serveScanRequest(): void {
+  if (process.send === undefined) throw new Error('the scan process must be forked with an IPC channel');
+  const controller = new AbortController();
+  const send = (message: ScanProcessMessage) => process.send?.(message);
+  process.on('disconnect', () => controller.abort());
+  process.once('message', (request: ScanProcessRequest) => {
+    let last = 0;
+    scanRepository({
+      path: request.path,
+      signal: controller.signal,
+      onProgress: (done, total) => {
+        const now = Date.now();
+        if (now - last < request.progressMs && done < total) return;
+        last = now;
+        send({ type: 'progress', done, total });
+      },
+    })
+      .then(
+        (result) => {
+          // The report decides what of a finding leaves this process: never the secret.
+          const report = JSON.parse(renderReport(result, 'json', { toolVersion: VERSION })) as ScanOutcome;
+          send({ type: 'result', outcome: { summary: report.summary, findings: report.findings } });
+        },
+        (e: unknown) =>
+          send({
+            type: 'error',
+            scanError: e instanceof ScanError,
+            code: e instanceof ScanError ? e.code : 'fatal',
+            // A ScanError's message is one line and never a secret; anything else by name only.
+            message: e instanceof ScanError ? e.message : e instanceof Error ? e.name : 'unknown',
+          }),
+      )
+      .finally(() => {
+        if (process.connected) process.disconnect();
+      });
+  });
+}

@@ -1,0 +1,89 @@
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../auth/passwords.js';
+import { type CredentialRepository, StoreError, type User } from '../storage/index.js';
+import { DomainError, invalidInput, unauthenticated } from './errors.js';
+
+export const MIN_PASSWORD_LENGTH = 12;
+/** Longer passwords are refused rather than hashed: a megabyte of password is a denial of service. */
+export const MAX_PASSWORD_LENGTH = 1024;
+const MAX_EMAIL_LENGTH = 254;
+/** One @, something on each side, a dot in the domain, no spaces: enough to catch typos. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** The one answer of every failed sign-in: it never says whether the email has an account. */
+export const SIGN_IN_FAILED = 'wrong email or password';
+/** The answer to a sign-up with a taken email whose password does not match (see docs/ARCHITECTURE.md). */
+export const SIGN_UP_TAKEN = 'this email cannot be used for a new account; if it is yours, sign in instead';
+
+/** Email and password accounts. */
+export interface SignInService {
+  /**
+   * A new account, or the existing one when the email is taken and the password is its password
+   * (the user meant to sign in); conflict otherwise.
+   */
+  signUp(email: string, password: string): Promise<User>;
+  /** The user, or unauthenticated with SIGN_IN_FAILED whatever went wrong. */
+  signIn(email: string, password: string): Promise<User>;
+}
+
+export function checkEmail(email: string): string {
+  const trimmed = email.trim();
+  if (trimmed.length > MAX_EMAIL_LENGTH || !EMAIL.test(trimmed)) {
+    throw invalidInput('enter a valid email address, like name@example.com');
+  }
+  return trimmed.toLowerCase();
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw invalidInput(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    throw invalidInput(`the password may have at most ${MAX_PASSWORD_LENGTH} characters`);
+  }
+}
+
+/** The password functions sign-in uses; tests observe them (which hash each sign-in verified against). */
+export interface PasswordFunctions {
+  hash(password: string): Promise<string>;
+  verify(phc: string, password: string): Promise<boolean>;
+  dummy(): Promise<string>;
+}
+
+const ARGON2: PasswordFunctions = { hash: hashPassword, verify: verifyPassword, dummy: dummyPasswordHash };
+
+export function createSignInService(
+  credentials: CredentialRepository,
+  passwords: PasswordFunctions = ARGON2,
+): SignInService {
+  /** Verifies against the user's hash, or a dummy one, so both paths cost one argon2 verification. */
+  const matches = async (found: { passwordHash: string | null } | null, password: string) => {
+    const ok = await passwords.verify(found?.passwordHash ?? (await passwords.dummy()), password);
+    return ok && found?.passwordHash != null;
+  };
+  return {
+    async signUp(rawEmail, password) {
+      const email = checkEmail(rawEmail);
+      checkPassword(password);
+      const passwordHash = await passwords.hash(password);
+      try {
+        return await credentials.createUserWithPassword({ email, passwordHash });
+      } catch (e) {
+        if (!(e instanceof StoreError && e.code === 'duplicate')) throw e;
+      }
+      const found = await credentials.findPasswordByEmail(email);
+      if (found !== null && (await matches(found, password))) return found.user;
+      throw new DomainError('conflict', SIGN_UP_TAKEN);
+    },
+
+    async signIn(rawEmail, password) {
+      const email = checkEmail(rawEmail);
+      if (password.length === 0 || password.length > MAX_PASSWORD_LENGTH)
+        throw unauthenticated(SIGN_IN_FAILED);
+      const found = await credentials.findPasswordByEmail(email);
+      // matches() runs whether or not the email has an account: the time taken must not tell.
+      const ok = await matches(found, password);
+      if (found === null || !ok) throw unauthenticated(SIGN_IN_FAILED);
+      return found.user;
+    },
+  };
+}

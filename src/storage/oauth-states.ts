@@ -1,0 +1,8 @@
+/** OAuth sign-ins in flight: the `state` (by hash) and its PKCE verifier, kept for every instance. */
+export interface OAuthStateRepository {
+  saveOAuthState(input: { stateHash: string; verifier: string; at: Date }): Promise<void>;
+  /** Deletes and returns the state, so a state (and the code it came with) is used once. */
+  takeOAuthState(stateHash: string): Promise<{ verifier: string; createdAt: Date } | null>;
+  /** Deletes states created before `before` (abandoned sign-ins); returns how many. */
+  deleteOAuthStatesBefore(before: Date): Promise<number>;
+}

@@ -1,0 +1,80 @@
+/** A dashboard scan's states: queued -> running -> done | failed | canceled. */
+export type ScanStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
+
+/** Who may see a scan: the user who started it and their team. */
+export interface ScanViewer {
+  userId: number;
+  teamId: number | null;
+}
+
+export interface ScanRecord {
+  id: string;
+  userId: number;
+  teamId: number | null;
+  url: string;
+  status: ScanStatus;
+  progress: { done: number; total: number };
+  error: string | null;
+  /** The JSON report's summary, once done. */
+  summary: unknown;
+  /** The JSON report's findings, once done; null in lists (they can be large). */
+  findings: unknown[] | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  attempt: number;
+}
+
+/** A scan a worker holds: its lease is `owner`'s until renewed or released. */
+export interface ClaimedScan {
+  id: string;
+  url: string;
+  /** 1 on the first run, more when a worker died holding it. */
+  attempt: number;
+}
+
+/**
+ * Scans, and the embedded queue they form. Every write by a worker names its `owner` and changes
+ * nothing (returns false) unless that owner still holds the lease on a running scan: a worker whose
+ * lease ran out and was taken over can never overwrite the new run.
+ */
+export interface ScanRepository {
+  createScan(input: { userId: number; teamId: number | null; url: string; at: Date }): Promise<ScanRecord>;
+  /** The scan if `viewer` may see it, else null (so another user's scan is not found). */
+  findScan(id: string, viewer: ScanViewer): Promise<ScanRecord | null>;
+  /** The scans `viewer` may see, newest first, without findings. */
+  listScans(viewer: ScanViewer, limit: number): Promise<ScanRecord[]>;
+  /**
+   * Atomically takes the oldest queued scan, or a running one whose lease ended before `now`, for
+   * `owner` until `now + leaseMs`; null when there is none. Two workers never get the same scan.
+   */
+  claimNextScan(owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | null>;
+  /**
+   * Cancels the scan if `viewer` may see it and it has not ended: `canceled`, its lease dropped, so
+   * the worker running it has its next write refused and stops. False otherwise.
+   */
+  cancelScan(id: string, viewer: ScanViewer, at: Date): Promise<boolean>;
+  /**
+   * Takes this scan for `owner` whoever held it, if it is queued or running: for a queue engine that
+   * decides itself which worker runs a job (BullMQ's lock), the row's owner is then its fence, and a
+   * former holder's writes are refused from here on. Null when the scan has ended (or does not exist).
+   */
+  claimScan(id: string, owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | null>;
+  /**
+   * The scans a queue engine should have a job for: queued ones, and running ones whose lease ended
+   * before `now` (their worker died), oldest first.
+   */
+  listUnheldScanIds(now: Date, limit: number): Promise<string[]>;
+  /** Extends the lease; false when `owner` no longer holds it. */
+  renewScanLease(id: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
+  recordScanProgress(id: string, owner: string, done: number, total: number): Promise<boolean>;
+  finishScan(
+    id: string,
+    owner: string,
+    result: { summary: unknown; findings: unknown[] },
+    at: Date,
+  ): Promise<boolean>;
+  failScan(id: string, owner: string, error: string, at: Date): Promise<boolean>;
+  /** Puts a held scan back in the queue (a worker stopping); this run does not count as an attempt. */
+  releaseScan(id: string, owner: string): Promise<boolean>;
+}

@@ -1,0 +1,70 @@
+import type { Overview } from '../../services/overview.js';
+import { DataTable, Layout, when } from '../layout.js';
+
+const DECISION_WORDS = { allow: 'allowed', deny: 'blocked', ask: 'asked' } as const;
+
+/** Plan, this month's CI runs against the limit, and the latest hook verdicts (packages, reasons). */
+export function OverviewPage(props: { overview: Overview }) {
+  const { overview: o } = props;
+  const share =
+    o.ciRuns.limit === 0 ? 100 : Math.min(100, Math.round((o.ciRuns.used / o.ciRuns.limit) * 100));
+  return (
+    <Layout title="Overview" email={o.email} current="/dashboard">
+      <h1>Overview</h1>
+      <div class="grid">
+        <section class="card" aria-labelledby="plan-title">
+          <h2 id="plan-title">Plan</h2>
+          <p class="stat">{o.plan === 'paid' ? 'Paid' : 'Free'}</p>
+          <p class="muted">{o.team === null ? 'Your own account.' : `Through your team ${o.team}.`}</p>
+        </section>
+        <section class="card" aria-labelledby="runs-title">
+          <h2 id="runs-title">CI runs in {o.ciRuns.month}</h2>
+          <p class="stat">
+            {o.ciRuns.used} <span class="muted">of {o.ciRuns.limit}</span>
+          </p>
+          <progress
+            value={o.ciRuns.used}
+            max={Math.max(1, o.ciRuns.limit)}
+            aria-label="CI runs used this month"
+          >
+            {`${share}%`}
+          </progress>
+        </section>
+      </div>
+      <section class="card" aria-labelledby="verdicts-title">
+        <h2 id="verdicts-title">Recent hook verdicts</h2>
+        {o.verdicts.length === 0 ? (
+          <p class="muted">
+            No package installs checked yet. <a href="/dashboard/setup">Set up the agent hooks</a> to see them
+            here.
+          </p>
+        ) : (
+          <DataTable headings={['When', 'Verdict', 'Packages', 'Reasons']}>
+            {o.verdicts.map((v) => (
+              <tr>
+                <td>{when(v.at)}</td>
+                <td>
+                  <span class={`badge ${v.decision}`}>{DECISION_WORDS[v.decision]}</span>
+                </td>
+                <td>
+                  {v.packages.map((p) => (
+                    <div>
+                      <code>{p}</code>
+                    </div>
+                  ))}
+                </td>
+                <td>
+                  {v.reasons.length === 0 ? (
+                    <span class="muted">none</span>
+                  ) : (
+                    v.reasons.map((r) => <div>{r}</div>)
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,307 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { FakeOAuthA } from '../../test/helpers/fake-oauth.js';
+import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { hashToken } from '../auth/session-ids.js';
+import { createServices } from '../cli/create-services.js';
+import { createApp } from '../server/app.js';
+import { createLogger } from '../server/logger.js';
+
+const PASSWORD = 'correct horse battery';
+const FORM = 'application/x-www-form-urlencoded';
+
+describe('sign-in, sessions and the dashboard pages', () => {
+  let t: TestApp;
+  let clock: Date;
+  let fake: FakeOAuthA;
+
+  beforeEach(async () => {
+    clock = new Date('2026-03-10T12:00:00Z');
+    fake = await FakeOAuthA.start();
+    t = await startTestApp({
+      now: () => clock,
+      oauthA: { url: fake.url, clientId: fake.clientId, clientSecret: fake.clientSecret },
+    });
+    return async () => {
+      await t.cleanup();
+      await fake.stop();
+    };
+  });
+
+  const origin = () => ({ origin: t.config.baseUrl });
+  const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = origin()) =>
+    t.request(path, {
+      headers: { 'content-type': FORM, ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const users = async () => (await t.db.storage.credentials.findPasswordByEmail('ada@example.com')) !== null;
+
+  it('signs up with a session cookie that is HttpOnly, SameSite=Lax and 30 days long, stored hashed', async () => {
+    const res = await form('/auth/signup', { email: 'Ada@Example.com', password: PASSWORD });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/dashboard');
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^svc_session=[A-Za-z0-9_-]{43};/);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('SameSite=Lax');
+    expect(setCookie).toContain('Max-Age=2592000');
+    expect(setCookie).not.toContain('Secure');
+    const cookie = /svc_session=[^;]+/.exec(setCookie)?.[0] as string;
+    const page = await t.request('/dashboard', { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('ada@example.com');
+    expect(html).toContain('CI runs in 2026-03');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it('writes last seen at most once a minute, and sends a signed-in visitor of the sign-in page on', async () => {
+    const cookie = await t.session('ada@example.com', PASSWORD);
+    const idHash = hashToken(cookie.split('=')[1] as string);
+    const lastSeen = async () =>
+      (await t.db.storage.sessions.findSessionOwner(idHash))?.session.lastSeenAt.getTime();
+    const signedInAt = clock.getTime();
+    clock = new Date(signedInAt + 30_000);
+    expect((await t.request('/dashboard', { headers: { cookie } })).status).toBe(200);
+    expect(await lastSeen()).toBe(signedInAt);
+    clock = new Date(signedInAt + 61_000);
+    expect((await t.request('/dashboard/setup', { headers: { cookie } })).status).toBe(200);
+    expect(await lastSeen()).toBe(signedInAt + 61_000);
+    const signin = await t.request('/auth/signin', { headers: { cookie } });
+    expect(signin.status).toBe(303);
+    expect(signin.headers.get('location')).toBe('/dashboard');
+  });
+
+  it('refuses bad page input with a message and changes nothing: a foreign prefix, a member switching the mode', async () => {
+    const cookie = await t.session('ada@example.com', PASSWORD);
+    const bobKey = await t.userWithKey('bob@example.com', 'free', { name: 'crew', plan: 'free' });
+    await t.services.accounts.addMember('crew', 'ada@example.com');
+    const revoke = await form(
+      '/dashboard/keys/revoke',
+      { prefix: bobKey.slice(0, 12) },
+      { ...origin(), cookie },
+    );
+    expect(revoke.status).toBe(404);
+    expect(await revoke.text()).toContain(`You have no active key ${bobKey.slice(0, 12)}.`);
+    expect((await t.request('/api/account', { key: bobKey })).status).toBe(200);
+    const mode = await form('/dashboard/team/mode', { mode: 'warn' }, { ...origin(), cookie });
+    expect(mode.status).toBe(403);
+    expect(await mode.text()).toContain('Only a team owner can change the hook mode.');
+    expect((await t.db.storage.accounts.findTeamByName('crew'))?.hookMode).toBe('block');
+  });
+
+  it('marks the cookie Secure when the service is served over https', async () => {
+    const https = await startTestApp({ baseUrl: 'https://svc.example.com' });
+    try {
+      const res = await https.request('/auth/signup', {
+        headers: { 'content-type': FORM, origin: 'https://svc.example.com' },
+        body: new URLSearchParams({ email: 'ada@example.com', password: PASSWORD }).toString(),
+      });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('set-cookie')).toContain('Secure');
+    } finally {
+      await https.cleanup();
+    }
+  });
+
+  it('refuses a malformed email and a short password with a clear message, creating nothing', async () => {
+    const bad = await form('/auth/signup', { email: 'ada.example.com', password: PASSWORD });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('Enter a valid email address');
+    const short = await form('/auth/signup', { email: 'ada@example.com', password: 'short pass' });
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('at least 12 characters');
+    expect(await users()).toBe(false);
+    expect(bad.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('says the same on a wrong password and an unknown email', async () => {
+    await t.session('ada@example.com', PASSWORD);
+    const wrong = await form('/auth/signin', { email: 'ada@example.com', password: 'not the password' });
+    const unknown = await form('/auth/signin', { email: 'bob@example.com', password: PASSWORD });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const message = (html: string) => /<div class="notice error"[^>]*>([^<]*)</.exec(html)?.[1];
+    expect(message(await wrong.text())).toBe('Wrong email or password.');
+    expect(message(await unknown.text())).toBe('Wrong email or password.');
+    expect(await t.session('ada@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+  });
+
+  it('signs a taken email in on its own password, and otherwise refuses without creating anything', async () => {
+    await t.session('ada@example.com', PASSWORD);
+    expect(await t.session('ada@example.com', PASSWORD)).toMatch(/^svc_session=/);
+    const other = await form('/auth/signup', { email: 'ada@example.com', password: 'another long password' });
+    expect(other.status).toBe(409);
+    expect(await other.text()).toContain('cannot be used for a new account');
+    expect(await t.session('ada@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+  });
+
+  it('refuses a sign-in form posted from another origin (login CSRF)', async () => {
+    const res = await form(
+      '/auth/signup',
+      { email: 'ada@example.com', password: PASSWORD },
+      { origin: 'https://evil.example' },
+    );
+    expect(res.status).toBe(403);
+    expect(await users()).toBe(false);
+  });
+
+  it('ends the session everywhere on sign-out: the row is gone, so every instance refuses the cookie', async () => {
+    const cookie = await t.session('ada@example.com', PASSWORD);
+    // A second instance on the same database: the session holds there, until it ends on the first.
+    const other = createApp(
+      await createServices(t.config, {
+        logger: createLogger(new PassThrough()),
+        now: () => clock,
+        storage: await t.db.open(),
+        redis: null,
+      }),
+    );
+    const onOther = () => other.request('/api/keys', { headers: { cookie } }, { incoming: { socket: {} } });
+    expect((await onOther()).status).toBe(200);
+    {
+      const out = await form('/auth/signout', {}, { ...origin(), cookie });
+      expect(out.status).toBe(303);
+      expect(out.headers.get('set-cookie')).toMatch(/svc_session=;.*Max-Age=0/);
+      expect((await t.request('/api/keys', { headers: { cookie } })).status).toBe(401);
+      const page = await t.request('/dashboard', { headers: { cookie } });
+      expect(page.status).toBe(303);
+      expect(page.headers.get('location')).toBe('/auth/signin');
+      expect((await onOther()).status).toBe(401);
+    }
+  });
+
+  it('expires a session after 30 idle days: the page says so and the API answers 401', async () => {
+    const cookie = await t.session('ada@example.com', PASSWORD);
+    clock = new Date(clock.getTime() + 29 * 86_400_000);
+    expect((await t.request('/api/keys', { headers: { cookie } })).status).toBe(200);
+    // Seen on day 29, so day 58 is 29 idle days later: still valid (sliding expiry).
+    clock = new Date(clock.getTime() + 29 * 86_400_000);
+    expect((await t.request('/api/keys', { headers: { cookie } })).status).toBe(200);
+    clock = new Date(clock.getTime() + 31 * 86_400_000);
+    const page = await t.request('/dashboard/keys', { headers: { cookie } });
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/auth/signin?note=expired');
+    const signin = await t.request('/auth/signin?note=expired');
+    expect(await signin.text()).toContain('Your session has expired');
+    const api = await t.request('/api/keys', { headers: { cookie } });
+    expect(api.status).toBe(401);
+    // The page above ended the expired session; the API says so when it is the first to see it.
+    const again = await t.session('ada@example.com', PASSWORD, true);
+    clock = new Date(clock.getTime() + 31 * 86_400_000);
+    const expired = await t.request('/api/keys', { headers: { cookie: again } });
+    expect(expired.status).toBe(401);
+    expect(await expired.json()).toEqual({ error: 'your session has expired; sign in again' });
+  });
+
+  it('counts every /auth/ request against 20 a minute per IP: the 21st sign-in page is 429 with Retry-After', async () => {
+    for (let i = 0; i < 20; i++) {
+      const res = await t.request('/auth/signin', { ip: '198.51.100.7' });
+      expect(res.status).toBe(200);
+    }
+    const limited = await t.request('/auth/signin', { ip: '198.51.100.7' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ error: expect.stringContaining('rate limit') });
+    // A browser gets the same as a page in the dashboard's frame.
+    const page = await t.request('/auth/signin', {
+      ip: '198.51.100.7',
+      headers: { accept: 'text/html,*/*' },
+    });
+    expect(page.status).toBe(429);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toMatch(
+      /<h1>Too many requests<\/h1>[\s\S]*Rate limit exceeded: 20 requests a minute/,
+    );
+    expect((await t.request('/auth/signin', { ip: '198.51.100.8' })).status).toBe(200);
+  });
+
+  describe('Sign in with platform A', () => {
+    /** Start, then the fake's approval: the callback path the browser would be sent to. */
+    async function approvedCallback(): Promise<string> {
+      const start = await t.request('/auth/codehost-a/start');
+      expect(start.status).toBe(302);
+      const authorize = new URL(start.headers.get('location') ?? '');
+      expect(authorize.origin).toBe(fake.url);
+      expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(authorize.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const approved = await fetch(authorize, { redirect: 'manual' });
+      const back = new URL(approved.headers.get('location') ?? '');
+      return `${back.pathname}${back.search}`;
+    }
+
+    it('creates the user from the verified email, links the identity, and signs in again by it', async () => {
+      const callback = await approvedCallback();
+      const res = await t.request(callback);
+      expect(res.status).toBe(303);
+      expect(res.headers.get('set-cookie')).toMatch(/^svc_session=/);
+      const user = await t.db.storage.identities.findUserByIdentity('codehost-a', '4242');
+      expect(user?.email).toBe('octo@example.com');
+      // The email changes on platform A; the link (by id) still finds the same user.
+      fake.user = { ...fake.user, emails: [{ email: 'new@example.com', primary: true, verified: true }] };
+      expect((await t.request(await approvedCallback())).status).toBe(303);
+      expect(await t.db.storage.accounts.findUserByEmail('new@example.com')).toBeNull();
+    });
+
+    it('refuses a replayed callback, a forged state and a missing state, changing nothing', async () => {
+      const callback = await approvedCallback();
+      expect((await t.request(callback)).status).toBe(303);
+      for (const path of [
+        callback,
+        callback.replace(/state=[^&]+/, 'state=forged-state-forged-state-forged-state-123'),
+        callback.replace(/&?state=[^&]+/, ''),
+      ]) {
+        const res = await t.request(path);
+        expect(res.status).toBe(400);
+        expect(res.headers.get('set-cookie')).toBeNull();
+        expect(await res.text()).toContain('This sign-in link is unknown, expired or already used');
+      }
+      // Only the first exchange reached the token endpoint.
+      expect(fake.requests.filter((r) => r === 'POST /login/oauth/access_token')).toHaveLength(1);
+    });
+
+    it('links to the existing account of the verified email, which keeps its password', async () => {
+      await t.session('octo@example.com', PASSWORD);
+      const before = await t.db.storage.accounts.findUserByEmail('octo@example.com');
+      expect((await t.request(await approvedCallback())).status).toBe(303);
+      expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '4242')).toMatchObject({
+        id: before?.id,
+      });
+      expect(await t.session('octo@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+    });
+
+    it('refuses an account without a verified email', async () => {
+      fake.user = {
+        id: 7,
+        login: 'anon',
+        emails: [{ email: 'anon@example.com', primary: true, verified: false }],
+      };
+      const res = await t.request(await approvedCallback());
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('no verified email address');
+      expect(await t.db.storage.accounts.findUserByEmail('anon@example.com')).toBeNull();
+    });
+  });
+
+  it('keeps no password, session id or key in clear in the database or the logs', async () => {
+    const cookie = await t.session('ada@example.com', PASSWORD);
+    const sessionId = cookie.split('=')[1] as string;
+    const created = await t.request('/api/keys', {
+      method: 'POST',
+      headers: { cookie, origin: t.config.baseUrl, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ci' }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    expect((await t.request('/api/account', { key })).status).toBe(200);
+    await form('/auth/signin', { email: 'ada@example.com', password: `${PASSWORD}!` });
+    await form('/auth/signout', {}, { ...origin(), cookie });
+    const dir = dirname(t.db.url.slice('sqlite:'.length));
+    const files = readdirSync(dir).map((f) => readFileSync(`${dir}/${f}`).toString('latin1'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const secret of [PASSWORD, sessionId, key]) {
+      for (const content of [...files, t.logs.join('\n')]) expect(content.includes(secret)).toBe(false);
+    }
+  });
+});
