@@ -77,13 +77,16 @@ describe('the sweep of leftover scan directories', () => {
       expect(reader.signalCode).toBe('SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(readdirSync(workDir)).toEqual([]);
-      expect(logs.map((line) => JSON.parse(line))).toEqual([
+      const entries = logs.map((line) => JSON.parse(line));
+      expect(entries).toEqual([
         expect.objectContaining({
           msg: 'removed a leftover scan directory',
           dir: expect.stringMatching(/^scan-\d+-abc$/),
-          killed: 2,
         }),
       ]);
+      // The writer and the reader at least; a mkdir the writer's shell had forked at that moment
+      // names the directory too, and is killed with them.
+      expect(entries[0].killed).toBeGreaterThanOrEqual(2);
     },
   );
 });
