@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { selectedGroup } from './stryker.groups.mjs';
+import { LoadFailureReporter } from './test/mutation/load-failure-reporter.js';
 
 /**
  * The unit tests Stryker runs against each mutant (stryker.config.mjs): only those of the group being
@@ -12,5 +13,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A mutant that stops a module from loading must count as killed (see the reporter).
+    reporters: ['default', new LoadFailureReporter()],
   },
 });

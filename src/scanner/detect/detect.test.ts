@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../rules/index.js';
+import type { Rule } from '../rules/rule.js';
 import { detectSecrets } from './detect-line.js';
 import { shannonEntropy } from './entropy.js';
 import { maskSecret } from './mask.js';
@@ -71,6 +72,16 @@ describe('prefilter', () => {
       expect(mayContainSecret(`x ${k.toUpperCase()} y`)).toBe(true);
       expect(prefilterKeywords().some((kept) => k.includes(kept))).toBe(true);
     }
+  });
+
+  it('lowercases, deduplicates, drops what a shorter keyword covers, and sorts', () => {
+    const rules = [
+      { keywords: ['Token', 'api_key'] },
+      { keywords: ['TOKEN', 'apikey', 'my_token_x'] },
+      { keywords: ['akia', 'api'] },
+    ] as unknown as Rule[];
+    expect(prefilterKeywords(rules)).toEqual(['akia', 'api', 'token']);
+    expect(prefilterKeywords([{ keywords: ['b.c', 'a+'] }] as unknown as Rule[])).toEqual(['a+', 'b.c']);
   });
 
   it('drops keywords another keyword already covers', () => {
