@@ -5,16 +5,18 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { clientIp, type NodeBindings } from '../server/middleware/client-ip.js';
 import { RATE_LIMITS, type RateLimiters } from '../server/rate-limits.js';
+import { readBodyLimited } from '../server/request-body.js';
 import { DomainError, loggableName } from '../services/errors.js';
 import type { HookCheckService } from '../services/hook-checks.js';
 import type { PrincipalService } from '../services/principals.js';
 import type { ScanService } from '../services/scans.js';
 import type { Principal } from '../services/vocabulary.js';
+import { directToolCall } from './direct-call.js';
 import { createMcpServer } from './server.js';
+import type { ToolContext } from './tools/context.js';
 
 export interface McpDeps {
   config: { baseUrl: string; trustProxy: number };
@@ -23,6 +25,11 @@ export interface McpDeps {
   hookChecks: HookCheckService;
   scans: ScanService;
   rateLimiters: RateLimiters;
+  /**
+   * Whether a plain tools/call is answered without the SDK's per-request server (direct-call.ts);
+   * on unless false. Off only in the test that holds both paths' answers equal.
+   */
+  directToolCalls?: boolean;
 }
 
 /**
@@ -41,7 +48,7 @@ const parseError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { co
  * (`initialize` first) to a stateless transport of their own, so that they too are answered in JSON.
  */
 export function mcpRoute(deps: McpDeps) {
-  const toolContext = (principal: Principal, ip: string) => ({
+  const toolContext = (principal: Principal, ip: string): ToolContext => ({
     principal,
     hookChecks: deps.hookChecks,
     scans: deps.scans,
@@ -93,42 +100,51 @@ export function mcpRoute(deps: McpDeps) {
       Allow: 'POST',
     }),
   );
-  route.post(
-    '/',
-    bodyLimit({
-      maxSize: MCP_MAX_BODY_BYTES,
-      onError: (c) => c.json({ error: 'request body over 32 MiB' }, 413),
-    }),
-    async (c) => {
-      let parsedBody: unknown;
-      try {
-        parsedBody = JSON.parse(await c.req.text());
-      } catch {
-        return c.json(parseError('Parse error: the body is not JSON'), 400);
-      }
-      const principal = c.get('principal');
-      const ip = clientIp(c, deps.config.trustProxy);
-      const request = c.req.raw;
-      if (!(await isLegacyRequest(request, parsedBody))) {
-        return modern.fetch(request, {
-          parsedBody,
-          authInfo: { token: '', clientId: String(principal.user.id), scopes: [], extra: { principal, ip } },
-        });
-      }
-      const server = createMcpServer(toolContext(principal, ip));
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
+  route.post('/', async (c) => {
+    const text = await readBodyLimited(c.req.raw, c.env?.incoming, MCP_MAX_BODY_BYTES);
+    if (text === null) return c.json({ error: 'request body over 32 MiB' }, 413);
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return c.json(parseError('Parse error: the body is not JSON'), 400);
+    }
+    const principal = c.get('principal');
+    const ip = clientIp(c, deps.config.trustProxy);
+    if (deps.directToolCalls !== false) {
+      const answer = await directToolCall(
+        parsedBody,
+        {
+          accept: c.req.header('accept'),
+          contentType: c.req.header('content-type'),
+          protocolVersion: c.req.header('mcp-protocol-version'),
+          mcpMethod: c.req.header('mcp-method'),
+          mcpName: c.req.header('mcp-name'),
+        },
+        toolContext(principal, ip),
+      );
+      if (answer !== null) return c.json(answer);
+    }
+    const request = c.req.raw;
+    if (!(await isLegacyRequest(request, parsedBody))) {
+      return modern.fetch(request, {
+        parsedBody,
+        authInfo: { token: '', clientId: String(principal.user.id), scopes: [], extra: { principal, ip } },
       });
-      transport.onerror = onerror;
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(request, { parsedBody });
-      } finally {
-        // A JSON answer is complete once handleRequest returns: nothing of this instance is needed.
-        await server.close();
-      }
-    },
-  );
+    }
+    const server = createMcpServer(toolContext(principal, ip));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    transport.onerror = onerror;
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { parsedBody });
+    } finally {
+      // A JSON answer is complete once handleRequest returns: nothing of this instance is needed.
+      await server.close();
+    }
+  });
   return route;
 }

@@ -1,11 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { commandReport } from '../../services/hook-checks.js';
 import { HOOK_MODES } from '../../services/vocabulary.js';
 import { runTool } from '../results.js';
 import { convertedOnce } from '../schema.js';
-import type { ToolContext } from './context.js';
 import { packageVerdict } from './package-verdict.js';
+import { defineTool } from './tool.js';
 
 /** A shell line longer than this is not a command an agent types. */
 const MAX_COMMAND_LENGTH = 64 * 1024;
@@ -34,26 +33,24 @@ const output = convertedOnce(
   }),
 );
 
-export function registerCheckCommand(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
-    'check_command',
-    {
-      title: 'Check a shell command before running it',
-      description:
-        'Check a shell line before you run it, as the svc agent hooks would: package installs (npm, yarn, ' +
-        'pnpm, bun, pip, uv, poetry, cargo, go, dotnet...) are checked for known malware, typosquats, names ' +
-        'that do not exist and very new packages or versions. decision allow: run it; deny: do not run it, ' +
-        'tell the user why (message); ask: show the user the message and run it only if they confirm.',
-      inputSchema: input,
-      outputSchema: output,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    ({ command, mode }) =>
-      runTool('check_command', ctx.logger, async () => {
-        // No agent: a question asked over MCP is not a command that ran, so it is not kept in the
-        // user's hook history (the hook records it if the agent then runs the line).
-        const decision = await ctx.hookChecks.check(ctx.principal, { command, requestedMode: mode });
-        return { ...commandReport(decision), mode: decision.mode };
-      }),
-  );
-}
+export const checkCommandTool = defineTool({
+  name: 'check_command',
+  config: {
+    title: 'Check a shell command before running it',
+    description:
+      'Check a shell line before you run it, as the svc agent hooks would: package installs (npm, yarn, ' +
+      'pnpm, bun, pip, uv, poetry, cargo, go, dotnet...) are checked for known malware, typosquats, names ' +
+      'that do not exist and very new packages or versions. decision allow: run it; deny: do not run it, ' +
+      'tell the user why (message); ask: show the user the message and run it only if they confirm.',
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+  run: ({ command, mode }, ctx) =>
+    runTool('check_command', ctx.logger, async () => {
+      // No agent: a question asked over MCP is not a command that ran, so it is not kept in the
+      // user's hook history (the hook records it if the agent then runs the line).
+      const decision = await ctx.hookChecks.check(ctx.principal, { command, requestedMode: mode });
+      return { ...commandReport(decision), mode: decision.mode };
+    }),
+});

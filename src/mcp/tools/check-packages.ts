@@ -1,10 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { MAX_PACKAGES } from '../../hooks/types.js';
 import { runTool } from '../results.js';
 import { convertedOnce } from '../schema.js';
-import type { ToolContext } from './context.js';
 import { ecosystem, packageVerdict } from './package-verdict.js';
+import { defineTool } from './tool.js';
 
 const input = convertedOnce(
   z.object({
@@ -27,23 +26,21 @@ const input = convertedOnce(
 
 const output = convertedOnce(z.object({ packages: z.array(packageVerdict) }));
 
-export function registerCheckPackages(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
-    'check_packages',
-    {
-      title: 'Check packages before adding them',
-      description:
-        `Check up to ${MAX_PACKAGES} packages before you add them to a project or install them: known ` +
-        'malware (OSV), typosquats of popular names, names that do not exist on the registry (often a ' +
-        'hallucinated name) and packages or versions published very recently. If risky is true, do not ' +
-        'install it; tell the user the reasons and suggest the package they probably meant.',
-      inputSchema: input,
-      outputSchema: output,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    ({ packages }) =>
-      runTool('check_packages', ctx.logger, async () => ({
-        packages: await ctx.hookChecks.checkPackages(packages),
-      })),
-  );
-}
+export const checkPackagesTool = defineTool({
+  name: 'check_packages',
+  config: {
+    title: 'Check packages before adding them',
+    description:
+      `Check up to ${MAX_PACKAGES} packages before you add them to a project or install them: known ` +
+      'malware (OSV), typosquats of popular names, names that do not exist on the registry (often a ' +
+      'hallucinated name) and packages or versions published very recently. If risky is true, do not ' +
+      'install it; tell the user the reasons and suggest the package they probably meant.',
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+  run: ({ packages }, ctx) =>
+    runTool('check_packages', ctx.logger, async () => ({
+      packages: await ctx.hookChecks.checkPackages(packages),
+    })),
+});

@@ -1,10 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { API_KEY_PLACEHOLDER } from '../../hooks/agents/client-config.js';
 import { hookSetupFor } from '../../services/hook-config.js';
 import { runTool } from '../results.js';
 import { convertedOnce } from '../schema.js';
-import type { ToolContext } from './context.js';
+import { defineTool } from './tool.js';
 
 const input = convertedOnce(
   z.object({
@@ -24,20 +23,18 @@ const output = convertedOnce(
   }),
 );
 
-export function registerHookConfig(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
-    'hook_config',
-    {
-      title: 'Hook configuration for an agent',
-      description:
-        "The configuration that makes an agent's shell commands go through svc's install checks (what " +
-        '`svc hooks config` prints). Merge config into the file named; the user must replace ' +
-        `${API_KEY_PLACEHOLDER} with their own API key themselves: never ask for the key or write it.`,
-      inputSchema: input,
-      outputSchema: output,
-      annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
-    },
-    ({ agent, windows }) =>
-      runTool('hook_config', ctx.logger, () => ({ ...hookSetupFor(agent, windows === true, ctx.baseUrl) })),
-  );
-}
+export const hookConfigTool = defineTool({
+  name: 'hook_config',
+  config: {
+    title: 'Hook configuration for an agent',
+    description:
+      "The configuration that makes an agent's shell commands go through svc's install checks (what " +
+      '`svc hooks config` prints). Merge config into the file named; the user must replace ' +
+      `${API_KEY_PLACEHOLDER} with their own API key themselves: never ask for the key or write it.`,
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+  },
+  run: ({ agent, windows }, ctx) =>
+    runTool('hook_config', ctx.logger, () => ({ ...hookSetupFor(agent, windows === true, ctx.baseUrl) })),
+});

@@ -1,10 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { LOCATIONS, RULE_IDS } from '../../scanner/index.js';
 import { scanDocuments, TEXT_SCAN_LIMITS } from '../../services/text-scan.js';
 import { runTool } from '../results.js';
 import { convertedOnce } from '../schema.js';
-import type { ToolContext } from './context.js';
+import { defineTool } from './tool.js';
 
 const input = convertedOnce(
   z.object({
@@ -51,21 +50,19 @@ const output = convertedOnce(
   }),
 );
 
-export function registerScanSecrets(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
-    'scan_secrets',
-    {
-      title: 'Scan text for secrets',
-      description:
-        'Scan text you are about to write or commit for hard-coded secrets (cloud keys, code-host and chat ' +
-        'tokens, payment keys, private keys, generic passwords) with the same rules as a repository scan. ' +
-        'Pass each file with its repository path as filename. If passed is false, move the secret out of ' +
-        'the code (an environment variable or a secret store) before committing. Values come back masked; ' +
-        'nothing is verified against any provider and nothing is stored.',
-      inputSchema: input,
-      outputSchema: output,
-      annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
-    },
-    ({ documents }) => runTool('scan_secrets', ctx.logger, () => ({ ...scanDocuments(documents) })),
-  );
-}
+export const scanSecretsTool = defineTool({
+  name: 'scan_secrets',
+  config: {
+    title: 'Scan text for secrets',
+    description:
+      'Scan text you are about to write or commit for hard-coded secrets (cloud keys, code-host and chat ' +
+      'tokens, payment keys, private keys, generic passwords) with the same rules as a repository scan. ' +
+      'Pass each file with its repository path as filename. If passed is false, move the secret out of ' +
+      'the code (an environment variable or a secret store) before committing. Values come back masked; ' +
+      'nothing is verified against any provider and nothing is stored.',
+    inputSchema: input,
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+  },
+  run: ({ documents }, ctx) => runTool('scan_secrets', ctx.logger, () => ({ ...scanDocuments(documents) })),
+});

@@ -1,10 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { presentScan, presentScanSummary } from '../../server/scan-view.js';
 import { SCAN_LIST_LIMIT } from '../../services/scans.js';
 import { runTool } from '../results.js';
 import { convertedOnce } from '../schema.js';
-import type { ToolContext } from './context.js';
+import { defineTool } from './tool.js';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'canceled'] as const;
 
@@ -61,61 +60,61 @@ const listInput = convertedOnce(
 const listOutput = convertedOnce(z.object({ scans: z.array(z.object(scanFields)) }));
 
 /** scan_repository, get_scan and list_scans: the dashboard's scans of public repositories. */
-export function registerScanTools(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
-    'scan_repository',
-    {
-      title: 'Scan a public repository for committed secrets',
-      description:
-        "Start a scan of a public repository's whole git history (every commit, every branch) for committed " +
-        'secrets: API keys, tokens, private keys. It runs in the background (seconds to minutes): poll ' +
-        'get_scan with the scanId until status is done or failed. Private repositories fail as not found. ' +
-        'At most 5 starts a minute.',
-      inputSchema: startInput,
-      outputSchema: startOutput,
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+export const scanRepositoryTool = defineTool({
+  name: 'scan_repository',
+  config: {
+    title: 'Scan a public repository for committed secrets',
+    description:
+      "Start a scan of a public repository's whole git history (every commit, every branch) for committed " +
+      'secrets: API keys, tokens, private keys. It runs in the background (seconds to minutes): poll ' +
+      'get_scan with the scanId until status is done or failed. Private repositories fail as not found. ' +
+      'At most 5 starts a minute.',
+    inputSchema: startInput,
+    outputSchema: startOutput,
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
     },
-    ({ url }) =>
-      runTool('scan_repository', ctx.logger, async () => {
-        await ctx.allowScanStart();
-        const scan = await ctx.scans.start(ctx.principal, { url });
-        return { scanId: scan.id, status: scan.status };
-      }),
-  );
-  server.registerTool(
-    'get_scan',
-    {
-      title: 'Read a repository scan',
-      description:
-        "A scan started by scan_repository (yours or your team's): its status and progress, and once done " +
-        'its findings, masked, failing ones in code first. summary.failing > 0 means secrets in real code: ' +
-        'tell the user to rotate them (history keeps them) and, for false positives, add the fingerprint ' +
-        'as a line of .svcignore on the default branch.',
-      inputSchema: getInput,
-      outputSchema: getOutput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    ({ scanId }) =>
-      runTool('get_scan', ctx.logger, async () => presentScan(await ctx.scans.get(ctx.principal, scanId))),
-  );
-  server.registerTool(
-    'list_scans',
-    {
-      title: 'List repository scans',
-      description:
-        "Your and your team's recent repository scans, newest first, without their findings (get_scan has them).",
-      inputSchema: listInput,
-      outputSchema: listOutput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    ({ limit }) =>
-      runTool('list_scans', ctx.logger, async () => ({
-        scans: (await ctx.scans.list(ctx.principal)).slice(0, limit ?? 20).map(presentScanSummary),
-      })),
-  );
-}
+  },
+  run: ({ url }, ctx) =>
+    runTool('scan_repository', ctx.logger, async () => {
+      await ctx.allowScanStart();
+      const scan = await ctx.scans.start(ctx.principal, { url });
+      return { scanId: scan.id, status: scan.status };
+    }),
+});
+
+export const getScanTool = defineTool({
+  name: 'get_scan',
+  config: {
+    title: 'Read a repository scan',
+    description:
+      "A scan started by scan_repository (yours or your team's): its status and progress, and once done " +
+      'its findings, masked, failing ones in code first. summary.failing > 0 means secrets in real code: ' +
+      'tell the user to rotate them (history keeps them) and, for false positives, add the fingerprint ' +
+      'as a line of .svcignore on the default branch.',
+    inputSchema: getInput,
+    outputSchema: getOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  run: ({ scanId }, ctx) =>
+    runTool('get_scan', ctx.logger, async () => presentScan(await ctx.scans.get(ctx.principal, scanId))),
+});
+
+export const listScansTool = defineTool({
+  name: 'list_scans',
+  config: {
+    title: 'List repository scans',
+    description:
+      "Your and your team's recent repository scans, newest first, without their findings (get_scan has them).",
+    inputSchema: listInput,
+    outputSchema: listOutput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  run: ({ limit }, ctx) =>
+    runTool('list_scans', ctx.logger, async () => ({
+      scans: (await ctx.scans.list(ctx.principal)).slice(0, limit ?? 20).map(presentScanSummary),
+    })),
+});

@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
 import { DECISION_BUDGET_MS } from '../../hooks/decide.js';
 import { loggableName } from '../../services/errors.js';
 import { DatabaseUnavailableError } from '../../storage/index.js';
 import type { AppDeps } from '../deps.js';
+import { readBodyLimited } from '../request-body.js';
 
 /** Hook inputs are a few kilobytes; anything past this is not read (and the command not checked). */
 export const MAX_HOOK_BODY_BYTES = 1 << 20;
@@ -45,7 +45,7 @@ export function hooksRoute(deps: AppDeps) {
         const principal = await deps.principals.lookup(c.req.header('authorization'));
         if (principal === 'missing') return allow('no API key was sent');
         if (principal === 'invalid') return allow('the API key was not accepted');
-        const body = await readLimited(c.req.raw, c.env?.incoming, MAX_HOOK_BODY_BYTES);
+        const body = await readBodyLimited(c.req.raw, c.env?.incoming, MAX_HOOK_BODY_BYTES);
         if (body === null) return allow(`the hook input is larger than ${MAX_HOOK_BODY_BYTES} bytes`);
         const command = commandIn(agent, body);
         if (command === null) return allow('the hook input holds no shell command');
@@ -84,54 +84,4 @@ function commandIn(agent: AgentFormat, body: string): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * The request body as text, or null past `limit` bytes (read no further than that). Under
- * @hono/node-server it reads the Node request itself: going through the web Request made the
- * adapter build one (web streams, an abort signal) for every hook call, a quarter of its cost.
- */
-async function readLimited(request: Request, incoming: unknown, limit: number): Promise<string | null> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > limit) return null;
-  if (incoming instanceof Readable) return readNodeBody(incoming, limit);
-  if (request.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * Reads a Node request body until it ends or passes the limit. Past the limit the rest is drained
- * unread rather than the socket destroyed: a client still sending (a chunked body has no declared
- * length to refuse up front) then reads the answer instead of a connection reset.
- */
-function readNodeBody(incoming: Readable, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      incoming.off('data', onData).off('end', onEnd).off('error', reject);
-      incoming.on('error', () => {}).resume();
-      resolve(null);
-    };
-    const onEnd = () => resolve(Buffer.concat(chunks).toString('utf8'));
-    incoming.on('data', onData).once('end', onEnd).once('error', reject);
-  });
 }
