@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../rules/index.js';
 import type { Rule } from '../rules/rule.js';
-import { detectSecrets } from './detect-line.js';
+import { detectSecrets, rulesWokenBy } from './detect-line.js';
 import { shannonEntropy } from './entropy.js';
 import { maskSecret } from './mask.js';
 import { isPlaceholder } from './placeholder.js';
@@ -59,6 +59,8 @@ describe('maskSecret', () => {
   });
   it('never splits a surrogate pair', () => {
     expect(maskSecret('\u{1F600}bcdef')).toBe('\u{1F600}bcd' + STARS);
+    // U+FFFF is the last code point of one UTF-16 unit.
+    expect(maskSecret('\uffffabcdef')).toBe('\uffffabc' + STARS);
   });
 });
 
@@ -97,6 +99,22 @@ describe('prefilter', () => {
   it('is stateless across calls', () => {
     const line = `x = "${GHP}"`;
     expect([1, 2, 3].map(() => mayContainSecret(line))).toEqual([true, true, true]);
+  });
+});
+
+describe('the rules a line wakes', () => {
+  it('are only those whose keywords it holds, in any case', () => {
+    expect(rulesWokenBy('id = AKIA0000')).toEqual(['cloud-access-key-id']);
+    expect(rulesWokenBy('id = akia0000')).toEqual(['cloud-access-key-id']);
+    expect(rulesWokenBy(`${'-'.repeat(5)}BEGIN RSA PRIVATE KEY`)).toEqual(['private-key']);
+    expect(rulesWokenBy('const total = 1;')).toEqual([]);
+  });
+
+  it('are each woken once, however many of their keywords the line holds', () => {
+    expect(rulesWokenBy('PASSWORD token secret api_key')).toEqual(['generic-secret']);
+    expect(rulesWokenBy('token = ghp_x, Sk_Live_y').sort()).toEqual(
+      ['codehost-token', 'generic-secret', 'payment-live-key'].sort(),
+    );
   });
 });
 

@@ -18,6 +18,7 @@ const CHANGE = 'ChangeMe' + V1;
 const DUMMY = 'dummy' + V2;
 const ENV_REF = '$' + '{POSTGRES_PASSWORD_FILE}';
 const SHELL_REF = '$' + 'SERVICE_API_KEY_VALUE';
+const REF_THEN_VALUE = '$' + '{PREFIX}' + 'a8F3kQ9zL2mW7xR4';
 // Stryker restore all
 
 /*
@@ -81,6 +82,8 @@ export const genericSecret: Rule = {
       `{"db_password": "${V2}", "db_user": "svc"}`,
       `ACCESSKEY: "${V3}"`,
       `  private readonly apiKey: string = '${V1}';`,
+      // Starts like a reference, but the rest is a literal value.
+      `  token = "${REF_THEN_VALUE}"`,
     ],
     negatives: [
       `password = "${SAME}"`,
@@ -88,6 +91,7 @@ export const genericSecret: Rule = {
       `  password: "${ENV_REF}"`,
       `  api_key: '${SHELL_REF}'`,
       `  secret_key = "%(django_secret_key)s"`,
+      `  password: "#{Rails.application.credentials.db9}"`,
       `  token: "<paste-your-token-here>"`,
       `secret = "${WORDS}"`,
       `token: "${WORDS2}"`,

@@ -14,6 +14,17 @@ describe('rule set', () => {
     expect(RULES.map((r) => r.id)).toEqual([...RULE_IDS]);
   });
 
+  it('says, in words, why each rule without a provider check is never checked', () => {
+    const unchecked = RULES.filter((r) => r.uncheckable !== undefined);
+    expect(unchecked.map((r) => r.id)).toEqual([
+      'cloud-access-key-id',
+      'webapi-key',
+      'private-key',
+      'generic-secret',
+    ]);
+    for (const rule of unchecked) expect(rule.uncheckable, rule.id).toMatch(/^[a-z][a-z ,:-]{20,}[a-z]$/);
+  });
+
   it('looks rules up by id', () => {
     for (const rule of RULES) expect(ruleById(rule.id)).toBe(rule);
     expect(ruleById('no-such-rule')).toBeUndefined();
