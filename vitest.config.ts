@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
-import { isCi } from './test/helpers/ci.js';
+import { testSeed } from './test/helpers/ci.js';
 
-const seed = process.env.SVC_TEST_SEED ?? (isCi() ? '1795430822463' : undefined);
+const seed = testSeed();
 
 export default defineConfig({
   test: {
@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // fast-check's properties draw from the same seed when there is one.
+    setupFiles: ['test/setup/property-seed.ts'],
     // Files and the tests inside each file run in a random order, so a test that leans on another's
     // users, files or state fails here instead of hiding. The seed is printed at the top of the run
     // ("Running tests with seed N"); `npx vitest run --sequence.seed=N` replays an order.
@@ -16,7 +18,7 @@ export default defineConfig({
     // landing never depends on the draw; elsewhere every run draws a new order. SVC_TEST_SEED picks one.
     sequence: {
       shuffle: { files: true, tests: true },
-      ...(seed !== undefined ? { seed: Number(seed) } : {}),
+      ...(seed !== undefined ? { seed } : {}),
     },
   },
 });

@@ -119,6 +119,10 @@ describe('tools/call answered directly and by the SDK', () => {
     const modern = call('modern', 'hook_config', { agent: 'a' });
     const legacy = call('legacy', 'hook_config', { agent: 'a' });
     cases.push(
+      viaSdk(
+        { ...legacy, body: { jsonrpc: '2.0', id: 9, method: 'tools/call' } },
+        'legacy tools/call without params',
+      ),
       withHeaders(modern, { 'mcp-name': 'check_command' }, 'modern Mcp-Name disagreeing with the body'),
       withHeaders(modern, { 'mcp-method': undefined }, 'modern without Mcp-Method'),
       viaSdk(

@@ -65,7 +65,8 @@ export async function directToolCall(
     (headers.protocolVersion === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(headers.protocolVersion));
   if ((!modern && !legacy) || !isJSONRPCRequest(body) || body.method !== 'tools/call') return null;
 
-  const params = body.params as { name?: unknown; arguments?: unknown };
+  // A tools/call without params is the SDK's to refuse (found by app.property.test.ts).
+  const params = (body.params ?? {}) as { name?: unknown; arguments?: unknown };
   const tool = typeof params.name === 'string' ? MCP_TOOLS.get(params.name) : undefined;
   const args = params.arguments;
   if (tool === undefined || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
