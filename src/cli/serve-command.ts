@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
 import { loadConfig } from '../config/config.js';
 import { createApp } from '../server/app.js';
 import { createLogger, serviceLogDestination } from '../server/logger.js';
@@ -13,7 +15,8 @@ PORT, HOST, SVC_DATABASE_URL (default sqlite:./data/svc.db, created on first sta
 SVC_SCAN_HOSTS, SVC_SCAN_MAX_BYTES, SVC_SCAN_TIMEOUT_S, ...
 Runs the dashboard scan worker in the same process (more run as svc worker; SVC_SCAN_QUEUE=bullmq
 takes scans from BullMQ on SVC_REDIS_URL, for several instances).
-Stops gracefully on SIGINT or SIGTERM.
+Stops gracefully on SIGINT or SIGTERM: requests in flight get 8 s, a running scan is given back to
+the queue, and the process exits within 10 s.
 `;
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
@@ -37,14 +40,35 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
 
   const signal = await untilStopSignal();
   logger.info({ signal }, 'shutting down');
-  // Stop accepting, let requests in flight finish (closeIdleConnections drops keep-alive sockets).
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
-  });
+  await stopServing(server, logger);
   // A scan in progress is given back to the queue (another instance, or the next start, runs it).
   await scanWorker.stop();
   await services.close();
   logs.flushSync();
   return EXIT.passed;
+}
+
+/** How long requests in flight get to finish after a stop signal, inside the 10 s a stop may take. */
+export const REQUEST_GRACE_MS = 8000;
+
+/**
+ * Stops accepting connections and lets the requests in flight finish; past REQUEST_GRACE_MS the
+ * connections still open (a download to a client that stopped reading) are closed, so a stop never
+ * waits on a client. Idle keep-alive sockets are closed at once.
+ */
+function stopServing(server: Server, logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const cutOff = setTimeout(() => {
+      logger.warn(
+        { graceMs: REQUEST_GRACE_MS },
+        'requests still in flight at the stop deadline: connections closed',
+      );
+      server.closeAllConnections();
+    }, REQUEST_GRACE_MS);
+    server.close(() => {
+      clearTimeout(cutOff);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -1,7 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRegistries } from '../helpers/fake-registries.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 import { runSvc } from '../helpers/svc-cli.js';
 
@@ -130,6 +132,49 @@ describe('svc serve', () => {
     await svc.stop(); // SIGTERM
     expect(await svc.exited).toBe(0);
     expect(svc.output()).toMatch(/"signal":"SIGTERM".*"shutting down"/);
+  });
+
+  it('on SIGTERM finishes a request in flight, refuses new connections, and cuts off a client that stopped reading', async () => {
+    // A hook check that waits on a registry that never answers (it allows at its 4.5 s budget), and a
+    // 64 MiB download to a client that reads nothing: the first must finish, the second must not
+    // hold the stop past its deadline.
+    const registries = await FakeRegistries.start();
+    registries.setBehavior('npm', 'hang');
+    const binary = join(dir, 'svc-64mib');
+    writeFileSync(binary, Buffer.alloc(64 * 1024 * 1024));
+    const svc = await startServiceProcess({ ...env, ...registries.env, SVC_BINARY_PATH: binary }, 'paid', {
+      capture: true,
+    });
+    const stalled = new Promise<IncomingMessage>((resolve, reject) => {
+      get(
+        `${svc.base}/api/action/binary?repo=a/b`,
+        { headers: { authorization: `Bearer ${svc.key}` } },
+        (res) => {
+          res.pause(); // reads nothing more: the service's writes stop once the socket buffers are full
+          resolve(res);
+        },
+      ).on('error', reject);
+    });
+    try {
+      expect((await stalled).statusCode).toBe(200);
+      const inFlight = fetch(`${svc.base}/api/hooks/agent-b`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'npm install some-new-package' } }),
+      });
+      await new Promise((r) => setTimeout(r, 300)); // the hook request has reached the service
+      svc.process.kill('SIGTERM');
+      const answer = await inFlight;
+      expect(answer.status).toBe(200);
+      expect(JSON.stringify(await answer.json())).toContain('allow');
+      await expect(fetch(`${svc.base}/healthz`)).rejects.toThrow();
+      expect(await svc.exited).toBe(0);
+      expect(svc.output()).toContain('requests still in flight at the stop deadline: connections closed');
+    } finally {
+      await svc.stop();
+      (await stalled.catch(() => null))?.destroy();
+      await registries.stop();
+    }
   });
 
   it('refuses a bad setting with one line naming it', async () => {

@@ -63,6 +63,8 @@ export async function startServiceProcess(
     key,
     /** The process id, for benches that read its memory in /proc. */
     pid: server.pid,
+    /** The process itself, to signal it without waiting for its exit. */
+    process: server,
     /** Everything the process wrote so far (with `capture`). */
     output: () => output,
     /** Whether the process is still running. */
