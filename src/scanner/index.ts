@@ -19,6 +19,7 @@ export { FINDING_HELP, RULES, type Rule, ruleById } from './rules/index.js';
 export { type ScanOptions, scanRepository } from './scan.js';
 export {
   locationOfFilename,
+  maskSecrets,
   scanText,
   type TextDocument,
   type TextFinding,

@@ -84,3 +84,19 @@ function* candidateLines(content: string): Generator<{ line: number; text: strin
     re.lastIndex = end; // the rest of this line is the rules' job, not the prefilter's
   }
 }
+
+/**
+ * The text with every secret the rules find in it replaced by its masked value, as reports show it:
+ * for one line of text that is about to be written somewhere (a log line) and may hold whatever a
+ * client put there, such as a token pasted into a URL.
+ */
+export function maskSecrets(text: string): string {
+  let masked = '';
+  let at = 0;
+  for (const match of detectSecrets(text)) {
+    if (match.start < at) continue; // already inside a masked secret
+    masked += text.slice(at, match.start) + match.maskedValue;
+    at = match.end;
+  }
+  return at === 0 ? text : masked + text.slice(at);
+}

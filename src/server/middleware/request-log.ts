@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
+import { maskSecrets } from '../../scanner/index.js';
 
 /** Query parameters whose values are safe to log; every other value is replaced. */
 const LOGGED_PARAMS = new Set(['repo', 'codehostb_project', 'mode']);
@@ -9,16 +10,23 @@ const LOGGED_PARAMS = new Set(['repo', 'codehostb_project', 'mode']);
  */
 export const MAX_LOGGED_CHARS = 200;
 
+/**
+ * What a client chose, made fit for a log line: any secret the scanner's rules recognise (a token
+ * pasted into a path, a query key or a logged value) masked, then cut to MAX_LOGGED_CHARS. Masked
+ * first, so a cut never leaves a secret too short to be recognised.
+ */
 function capped(value: string): string {
-  return value.length <= MAX_LOGGED_CHARS
-    ? value
-    : `${value.slice(0, MAX_LOGGED_CHARS)}...(${value.length} chars)`;
+  const masked = maskSecrets(value);
+  return masked.length <= MAX_LOGGED_CHARS
+    ? masked
+    : `${masked.slice(0, MAX_LOGGED_CHARS)}...(${value.length} chars)`;
 }
 
 /**
  * One structured line per request: method, path, status, duration, client IP. Headers are never
- * logged, and query values are kept only for the parameters above, so no key or token reaches a log
- * whatever a client puts where.
+ * logged, query values are kept only for the parameters above, and a secret the scanner recognises
+ * in the path, a query key or a kept value is masked, so no key or token reaches a log whatever a
+ * client puts where.
  */
 export function requestLog(
   logger: Logger,
