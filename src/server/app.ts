@@ -39,7 +39,11 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestLog(deps.logger, ipOf));
   app.use('*', rateLimit(deps.rateLimiters, ipOf, deps.logger));
 
-  // For a balancer's health check: 503 takes an instance out while its database is unreachable.
+  // Liveness, for a load balancer's checks: the process answers. /healthz is readiness (it also needs
+  // the database); a database restart must not take every instance out of rotation, since the hooks
+  // keep answering while it is down.
+  app.get('/livez', (c) => c.json({ status: 'ok', version: VERSION }));
+  // Readiness: 503 while this instance's database is unreachable.
   app.get('/healthz', async (c) => {
     const reachable = await withinMs(deps.storage.ping(), HEALTH_PING_MS).then(
       () => true,

@@ -16,6 +16,7 @@ describe('scopesOf: the limits a request counts against', () => {
     // Health checks, pages and assets: no limit.
     ['GET', '/', []],
     ['GET', '/healthz', []],
+    ['GET', '/livez', []],
     ['GET', '/dashboard', []],
     ['GET', '/apix', []],
     ['GET', '/api', []],
