@@ -216,6 +216,7 @@ const routes: Route[] = [
 
 // Scans: one queued every few seconds by a client of its own; their ids kept to check at the end.
 const scanIds: string[] = [];
+const scanStarts: { at: number; status: number }[] = [];
 const scanAgent = new Agent({ keepAlive: true });
 let scanning = true;
 const scanLoop = (async () => {
@@ -227,6 +228,7 @@ const scanLoop = (async () => {
       JSON.stringify({ url: repoUrl }),
       scanAgent,
     ).catch(() => null);
+    scanStarts.push({ at: Date.now(), status: r?.status ?? 0 });
     if (r?.status === 202) scanIds.push((JSON.parse(r.body) as { id: string }).id);
     await sleep(4000);
   }
@@ -367,6 +369,7 @@ const storedRuns = (JSON.parse(account.body) as { ciRuns: { used: number } }).ci
 
 // Figures.
 const inWindow = (t: number) => windows.some((w) => t >= w.from && t <= w.to);
+const inFault = (name: string, t: number) => windows.some((w) => w.name === name && t >= w.from && t <= w.to);
 const outside = traffic.samples.filter((s) => !inWindow(s.at));
 const total = traffic.samples.length;
 console.log(
@@ -387,7 +390,9 @@ for (const route of routes) {
 for (const w of windows) {
   const inside = traffic.samples.filter((s) => s.at >= w.from && s.at <= w.to);
   const bad = inside.filter((s) => s.status === 0 || s.status >= 500).length;
-  console.log(`fault "${w.name}": ${inside.length} requests during it, ${bad} without an answer or 5xx`);
+  console.log(
+    `fault "${w.name}": ${((w.to - w.from) / 1000).toFixed(1)} s, ${inside.length} requests during it, ${bad} without an answer or 5xx`,
+  );
 }
 console.log('');
 
@@ -408,6 +413,15 @@ const limited = limitStatuses.filter((s) => s === 429).length;
 expectThat(
   allowed === 300 && limited === 30,
   `one address gets 300 API requests a minute across instances (200: ${allowed}, 429: ${limited})`,
+);
+// A scan started while Redis is down is still recorded and runs once a worker reaches Redis again;
+// while PostgreSQL is down it cannot be recorded, and says so.
+const scanRefused = scanStarts.filter(
+  (s) => s.status !== 202 && !(s.status === 503 && inFault('PostgreSQL down', s.at)),
+);
+expectThat(
+  scanRefused.length === 0,
+  `every scan started was accepted (202), but while PostgreSQL was down (503) (${scanStarts.length} started, ${scanRefused.length} otherwise)`,
 );
 const notDone = [...outcomes].filter(([, s]) => s !== 'done');
 expectThat(

@@ -100,7 +100,7 @@ export async function createServices(
   };
   const scanQueue =
     config.scans.queue === 'bullmq' && config.redisUrl !== undefined
-      ? bullmqScanQueue({ ...queueOptions, redisUrl: config.redisUrl })
+      ? bullmqScanQueue({ ...queueOptions, redisUrl: config.redisUrl, logger })
       : databaseScanQueue(queueOptions);
   return {
     config,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { mcpRoute } from '../mcp/endpoint.js';
+import { withinMs } from '../services/within-ms.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
 import { VERSION } from '../version.js';
 import { assetsRoute } from '../web/assets.js';
@@ -94,12 +95,4 @@ export function createApp(deps: AppDeps) {
     return c.json({ error: 'internal error' }, 500);
   });
   return app;
-}
-
-function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger } from '../../test/helpers/capture-logger.js';
 import {
   DIALECTS,
   openTestDatabase,
@@ -9,6 +10,7 @@ import {
   skipDialect,
   type TestDatabase,
 } from '../../test/helpers/databases.js';
+import { freePort } from '../../test/helpers/service-process.js';
 import type { ScanQueue } from './scan-queue.js';
 import { bullmqScanQueue } from './scan-queue-bullmq.js';
 
@@ -33,9 +35,10 @@ for (const dialect of DIALECTS) {
       });
 
       /** A queue for one worker, all of a test's workers on one key prefix of their own. */
-      const queueFor = (owner: string, leaseMs = 30_000) => {
+      const queueFor = (owner: string, leaseMs = 30_000, redisUrl = REDIS_URL) => {
         const queue = bullmqScanQueue({
-          redisUrl: REDIS_URL,
+          redisUrl,
+          logger: captureLogger().logger,
           scans: db.storage.scans,
           owner,
           leaseMs,
@@ -126,8 +129,21 @@ for (const dialect of DIALECTS) {
 
       it('finds the scans Redis lost (a failed enqueue, a restart without persistence) and runs them', async () => {
         fresh();
-        // Created, never enqueued: as if Redis had been down when the scan was started.
+        // Started while Redis was down: the enqueue fails, is logged and not thrown (the row exists).
         const id = await create();
+        const { logger, logs } = captureLogger();
+        const offline = bullmqScanQueue({
+          redisUrl: `redis://127.0.0.1:${await freePort()}`,
+          logger,
+          scans: db.storage.scans,
+          owner: 'offline',
+          leaseMs: 500,
+          now: () => new Date(),
+          prefix,
+        });
+        queues.push(offline);
+        await offline.enqueue(id);
+        expect(logs.join('')).toContain('scan not handed to Redis');
         const worker = queueFor('w', 500);
         const job = await claimWithin(worker, 5000);
         expect(job).toMatchObject({ id });

@@ -1,10 +1,16 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { ScanRepository } from '../storage/index.js';
+import { loggableName } from './errors.js';
 import type { ScanJob, ScanQueue } from './scan-queue.js';
+import { withinMs } from './within-ms.js';
 
 /** The BullMQ queue's name (its keys are `bull:svc-scans:*` in Redis). */
 export const BULLMQ_QUEUE_NAME = 'svc-scans';
+
+/** How long starting a scan waits for Redis to take its job. */
+const ENQUEUE_TIMEOUT_MS = 2000;
 
 /** How many unheld scans one reconciliation hands to BullMQ at most. */
 const RECONCILE_BATCH = 100;
@@ -19,6 +25,7 @@ export interface BullmqQueueOptions {
   now: () => Date;
   /** Key prefix in Redis (tests use one of their own). */
   prefix?: string;
+  logger: Logger;
 }
 
 interface Held {
@@ -39,6 +46,8 @@ interface Held {
  * - Jobs leave Redis when they end (the row has the result). Redis may also lose jobs (a restart
  *   without persistence, a failed enqueue): every worker hands the database's unheld scans (queued,
  *   or running with a lapsed lease) back to BullMQ once a lease period, so no scan waits forever.
+ *   So an enqueue that fails (Redis down) is logged, not thrown: the scan is already recorded, and a
+ *   client told to retry would start it twice.
  */
 export function bullmqScanQueue(options: BullmqQueueOptions): ScanQueue {
   const { scans, owner, leaseMs, now } = options;
@@ -56,7 +65,9 @@ export function bullmqScanQueue(options: BullmqQueueOptions): ScanQueue {
       // No offline queue: when Redis is down, starting a scan fails at once with a clear error.
       const connection = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
       connection.on('error', () => {}); // reported by the failing call
-      producer = { queue: new Queue(BULLMQ_QUEUE_NAME, { connection, prefix }), connection };
+      const queue = new Queue(BULLMQ_QUEUE_NAME, { connection, prefix });
+      queue.on('error', () => {}); // the same errors again (BullMQ prints them if nobody listens)
+      producer = { queue, connection };
     }
     return producer.queue;
   };
@@ -101,7 +112,16 @@ export function bullmqScanQueue(options: BullmqQueueOptions): ScanQueue {
 
   return {
     async enqueue(id) {
-      await add(id);
+      try {
+        // BullMQ waits for a connection that was never made (Redis down at start) without limit.
+        await withinMs(add(id), ENQUEUE_TIMEOUT_MS, 'Redis did not answer');
+      } catch (e) {
+        options.logger.warn(
+          { scan: id, error: loggableName(e) },
+          'scan not handed to Redis; it runs once a worker reaches Redis again',
+        );
+        return;
+      }
       for (const wake of wakers) wake();
     },
     async claim(): Promise<ScanJob | null> {

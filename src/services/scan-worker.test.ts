@@ -7,7 +7,8 @@ import { DIALECTS, openTestDatabase, skipDialect, type TestDatabase } from '../.
 import { fakeCloudKeyId } from '../../test/helpers/fake-secrets.js';
 import { GitHttpServer } from '../../test/helpers/git-http-server.js';
 import { TestRepo } from '../../test/helpers/git-repo.js';
-import { databaseScanQueue } from './scan-queue.js';
+import { DatabaseUnavailableError } from '../storage/index.js';
+import { databaseScanQueue, type ScanQueue } from './scan-queue.js';
 import { type ScanWorkerOptions, startScanWorker } from './scan-worker.js';
 
 let git: GitHttpServer;
@@ -102,6 +103,35 @@ for (const dialect of DIALECTS) {
         await queue.enqueue(scan.id);
         release?.();
         expect((await until(scan.id, (s) => s === 'done')).findings).toHaveLength(1);
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    it('stores a finished scan once the database is back, instead of failing it', async () => {
+      const queue = queueFor('w-outage');
+      // The first two writes of the result meet a database that is restarting.
+      let refused = 0;
+      const restarting: ScanQueue = {
+        ...queue,
+        complete: async (id, outcome) => {
+          if (refused < 2) {
+            refused++;
+            throw new DatabaseUnavailableError('ECONNREFUSED');
+          }
+          return queue.complete(id, outcome);
+        },
+      };
+      const worker = await startWorker({ queue: restarting, leaseMs: 30_000, pollMs: 50 });
+      try {
+        const scan = await create(url);
+        const done = await until(scan.id, (s) => s !== 'queued' && s !== 'running');
+        expect(done).toMatchObject({ status: 'done', attempt: 1 });
+        expect(done.findings).toHaveLength(1);
+        expect(refused).toBe(2);
+        const lines = logs.filter((l) => l.includes(scan.id));
+        expect(lines.filter((l) => l.includes('scan result not stored yet'))).toHaveLength(2);
+        expect(lines.join('')).not.toContain('failed unexpectedly');
       } finally {
         await worker.stop();
       }

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ScanError } from '../scanner/index.js';
+import { DatabaseUnavailableError } from '../storage/index.js';
 import { loggableName } from './errors.js';
 import { CloneError } from './scan-clone.js';
 import { removeLeftovers } from './scan-leftovers.js';
@@ -44,6 +45,9 @@ class ScanStop extends Error {
 const CLAIM_RETRY_MS = 5000;
 /** How long a stopped run gets to end its processes before its directory is removed anyway. */
 const RUN_SETTLE_MS = 10_000;
+/** How long a finished scan's result is tried again while the database is unavailable, and how often. */
+const STORE_RETRY_MS = 20_000;
+const STORE_RETRY_INTERVAL_MS = 1000;
 
 /**
  * The worker inside `svc serve`: one scan at a time, taken from the queue, run within its bounds
@@ -167,11 +171,15 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
     const outcome = await untilAborted(scanning, signal);
     await writeProgress();
     if (signal.aborted) throw signal.reason;
-    await settle(job, queue.complete(job.id, outcome), 'done', started, options);
+    const complete = () => queue.complete(job.id, outcome);
+    await settle(job, whileUnavailable(complete, signal, logger, job), 'done', started, options);
   } catch (e) {
     const stopKind =
       e instanceof ScanStop ? e.kind : signal.aborted ? (signal.reason as ScanStop).kind : null;
-    if (stopKind === 'lease-lost') {
+    if (e instanceof DatabaseUnavailableError) {
+      // Nothing can be written, a failure neither: the lease lapses and the scan runs again.
+      logger.warn({ scan: job.id, reason: e.reason }, 'scan result not stored: database unavailable');
+    } else if (stopKind === 'lease-lost') {
       logger.warn({ scan: job.id }, 'scan stopped: lease lost (another worker runs it) or scan canceled');
     } else if (stopKind === 'shutdown') {
       await queue.release(job.id);
@@ -194,6 +202,29 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
     await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch((e) =>
       logger.error({ scan: job.id, error: loggableName(e) }, 'scan directory not removed'),
     );
+  }
+}
+
+/**
+ * A result write, tried again while the database is unavailable (a restart takes seconds; the scan
+ * took longer). Safe to repeat: once the lease has lapsed and another worker holds the scan, the
+ * write is refused.
+ */
+async function whileUnavailable(
+  write: () => Promise<boolean>,
+  signal: AbortSignal,
+  logger: Logger,
+  job: ScanJob,
+): Promise<boolean> {
+  const deadline = Date.now() + STORE_RETRY_MS;
+  for (;;) {
+    try {
+      return await write();
+    } catch (e) {
+      if (!(e instanceof DatabaseUnavailableError) || signal.aborted || Date.now() > deadline) throw e;
+      logger.warn({ scan: job.id, reason: e.reason }, 'scan result not stored yet: database unavailable');
+      await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_INTERVAL_MS));
+    }
   }
 }
 

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, skipDialect } from '../../../test/helpers/databases.js';
@@ -289,6 +292,81 @@ for (const dialect of DIALECTS) {
           expect((await limited.request(`${PATH}?repo=a/b`, { key })).status).toBe(200);
         } finally {
           await limited.cleanup();
+        }
+      });
+    });
+
+    describe('a download cut off is not a CI run', () => {
+      /**
+       * A download over a raw socket, closed once `stopAfter(received, total)` says so (a dying
+       * runner, or a client that has every byte and hangs up at once); the body bytes received.
+       */
+      const download = (url: string, key: string, stopAfter: (received: number, total: number) => boolean) =>
+        new Promise<number>((resolve, reject) => {
+          const { hostname, port } = new URL(url);
+          const socket = connect(Number(port), hostname, () =>
+            socket.write(
+              `GET ${PATH}?repo=acme/app HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+            ),
+          );
+          let head = Buffer.alloc(0);
+          let total = -1;
+          let received = 0;
+          socket.on('data', (chunk: Buffer) => {
+            if (total < 0) {
+              head = Buffer.concat([head, chunk]);
+              const end = head.indexOf('\r\n\r\n');
+              if (end < 0) return;
+              total = Number(/content-length: (\d+)/i.exec(head.subarray(0, end).toString())?.[1]);
+              received = head.length - end - 4;
+            } else {
+              received += chunk.length;
+            }
+            if (stopAfter(received, total)) {
+              socket.destroy();
+              resolve(received);
+            }
+          });
+          socket.on('error', reject);
+          socket.on('close', () => resolve(received));
+        });
+
+      it('gives the run back when the client goes away mid-body, and keeps it when every byte arrived', async () => {
+        // 16 MiB: far more than the socket buffers hold, so the client can leave mid-body.
+        const dir = mkdtempSync(join(tmpdir(), 'svc-binary-'));
+        const big = join(dir, 'svc-linux-x64');
+        writeFileSync(big, Buffer.alloc(16 << 20, 1));
+        const app = await startTestApp({ dialect, binaryFile: big });
+        const server = await app.listen();
+        try {
+          const key = await app.userWithKey('cut@example.test', 'paid');
+          const user = (await app.db.storage.accounts.findUserByEmail('cut@example.test'))!;
+          const used = () =>
+            app.db.storage.usage.ciRunsUsed(
+              { kind: 'user', id: user.id },
+              new Date().toISOString().slice(0, 7),
+            );
+          const settledAt = async (expected: number) => {
+            for (let i = 0; i < 100 && (await used()) !== expected; i++)
+              await new Promise((r) => setTimeout(r, 20));
+            return used();
+          };
+
+          expect(await download(server.url, key, (received) => received >= 1 << 20)).toBeLessThan(16 << 20);
+          expect(await settledAt(0)).toBe(0);
+          expect(app.logs.join('')).toContain('CI run given back: the download did not complete');
+
+          // Hanging up the moment the last byte arrives, before the server has read its stream's
+          // end: still a complete download (ten times, the race goes either way).
+          for (let i = 0; i < 10; i++) {
+            expect(await download(server.url, key, (received, total) => received >= total)).toBe(16 << 20);
+          }
+          await new Promise((r) => setTimeout(r, 200));
+          expect(await settledAt(10)).toBe(10);
+        } finally {
+          await server.close();
+          await app.cleanup();
+          rmSync(dir, { recursive: true, force: true });
         }
       });
     });

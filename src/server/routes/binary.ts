@@ -34,10 +34,11 @@ export function binaryRoute(deps: AppDeps) {
     } else {
       const run = await deps.ciRuns.count(principal);
       remaining = run.remaining;
-      stream = givenBackIfIncomplete(body.stream(), () =>
-        run
-          .release()
-          .catch((e: unknown) => deps.logger.warn({ error: loggableName(e) }, 'CI run not given back')),
+      stream = givenBackIfIncomplete(body.stream(), body.size, () =>
+        run.release().then(
+          () => deps.logger.info('CI run given back: the download did not complete'),
+          (e: unknown) => deps.logger.warn({ error: loggableName(e) }, 'CI run not given back'),
+        ),
       );
     }
     const headers = {
@@ -55,14 +56,20 @@ export function binaryRoute(deps: AppDeps) {
 }
 
 /**
- * `source`, calling `onIncomplete` once if it is cancelled (the client closed the connection) or
- * fails before its last byte was handed to the HTTP layer.
+ * `source` (`size` bytes), calling `onIncomplete` once if it is cancelled (the client closed the
+ * connection) or fails before its last byte was handed to the HTTP layer.
+ *
+ * Complete means the last byte handed over, not the stream's end read: a client (or a balancer) that
+ * has all `Content-Length` bytes may close the connection before the end is read, and must not get
+ * its run back.
  */
 function givenBackIfIncomplete(
   source: ReadableStream<Uint8Array>,
+  size: number,
   onIncomplete: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  let handedOver = 0;
   let settled = false;
   const incomplete = () => {
     if (settled) return;
@@ -77,6 +84,8 @@ function givenBackIfIncomplete(
           settled = true;
           controller.close();
         } else {
+          handedOver += value.byteLength;
+          if (handedOver >= size) settled = true;
           controller.enqueue(value);
         }
       } catch (error) {
