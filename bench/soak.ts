@@ -3,9 +3,10 @@
  * one Redis behind HAProxy, all on loopback, under mixed traffic (hooks, binary downloads, the API,
  * MCP, sign-ins and dashboard scans), with faults injected on a schedule:
  * - at 20 %: `kill -9` of the instance running a scan; it is started again 15 s later;
- * - at 40 %: the package registries hang for 15 s;
+ * - at 40 %: the package registries hang for 15 s; at 47 % they answer 500 for 10 s;
  * - at 55 %: PostgreSQL is stopped for 10 s and started again;
- * - at 75 %: Redis is stopped for 10 s and started again (empty: it keeps nothing on disk).
+ * - at 75 %: Redis is stopped for 10 s and started again (empty: it keeps nothing on disk);
+ * - at 90 %: SIGTERM to the instance running a scan (a rolling restart); it is started again.
  * Prints requests per second and p50/p99 per route, and asserts: no 5xx and no request left
  * without an answer outside the fault windows (inside them each fault's own outcome), the CI-run
  * count stored equals the binary downloads answered 200, the per-IP API limit holds across
@@ -255,11 +256,13 @@ const at = (share: number) => sleep(Math.max(0, startedAt + share * SECONDS * 10
 // Fault 1: kill -9 the instance running a scan (one that logged "scan started" for a scan it has
 // not finished), then start it again on the same port after 15 s.
 await at(0.2);
-const running = instances.find((i) => {
+/** Whether an instance is running a scan: it logged "scan started" for one it has not finished. */
+function runsAScan(i: Instance): boolean {
   const log = readFileSync(i.logFile, 'utf8');
   const started = [...log.matchAll(/"scan":"([^"]+)"[^\n]*"scan started"/g)].map((m) => m[1]);
   return started.some((id) => !log.includes(`"scan":"${id}","status"`));
-});
+}
+const running = instances.find(runsAScan);
 const victim = running ?? instances[0]!;
 const killFrom = Date.now();
 victim.child.kill('SIGKILL');
@@ -269,14 +272,38 @@ await sleep(15_000);
 instances[instances.indexOf(victim)] = await startInstance(victim.name, victim.port);
 windows.push({ name: 'kill -9', from: killFrom, to: Date.now() + 2000 });
 
-// Fault 2: the registries hang for 15 s; install hooks must still answer, in 5 s.
-await at(0.4);
-const hangFrom = Date.now();
-for (const eco of ['npm', 'OSV'] as const) registries.setBehavior(eco, 'hang');
-await sleep(15_000);
-for (const eco of ['npm', 'OSV'] as const) registries.setBehavior(eco, null);
-// Checks that started during the hang end within their 4.5 s budget after it.
-windows.push({ name: 'registries hang', from: hangFrom, to: Date.now() + 5000 });
+// Fault 2: the registries hang for 15 s, then answer 500 for 10 s; install hooks must still answer
+// within 5 s, allowing what they could not check and saying why.
+/** A hook check of a package never seen (it needs the registry): status, time, answer. */
+async function probeInstall(): Promise<{ status: number; ms: number; body: string }> {
+  const t0 = performance.now();
+  const r = await send(
+    `${baseUrl}/api/hooks/agent-a`,
+    'POST',
+    { ...auth, ...json, 'x-forwarded-for': '10.254.0.1' },
+    JSON.stringify({ command: `npm install soak-probe-${seq++}`, cwd: '/w' }),
+    scanAgent,
+  ).catch(() => ({ status: 0, body: '' }));
+  return { status: r.status, ms: performance.now() - t0, body: r.body };
+}
+const probes: { fault: string; status: number; ms: number; body: string }[] = [];
+for (const [fault, behavior, seconds] of [
+  ['registries hang', 'hang', 15],
+  ['registries answer 500', 500, 10],
+] as const) {
+  await at(fault === 'registries hang' ? 0.4 : 0.47);
+  const from = Date.now();
+  for (const eco of ['npm', 'OSV'] as const) registries.setBehavior(eco, behavior);
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until - 5000) {
+    probes.push({ fault, ...(await probeInstall()) });
+    await sleep(1000);
+  }
+  await sleep(Math.max(0, until - Date.now()));
+  for (const eco of ['npm', 'OSV'] as const) registries.setBehavior(eco, null);
+  // Checks that started during the fault end within their 4.5 s budget after it.
+  windows.push({ name: fault, from, to: Date.now() + 5000 });
+}
 
 // Fault 3: PostgreSQL down for 10 s. The API answers 503 meanwhile; the hooks keep answering.
 await at(0.55);
@@ -325,6 +352,22 @@ execFileSync('redis-server', [
 ]);
 await sleep(1000);
 windows.push({ name: 'Redis down', from: redisFrom, to: Date.now() + 1000 });
+
+// Fault 5: a rolling restart's SIGTERM, to the instance running a scan: it stops taking connections,
+// finishes what it is answering, gives the scan back, and exits within 10 s; started again after.
+await at(0.9);
+const stopped = instances.find(runsAScan) ?? instances[1]!;
+const termFrom = Date.now();
+stopped.child.kill('SIGTERM');
+const termCode = await stopped.exited;
+const termMs = Date.now() - termFrom;
+const stoppedLog = readFileSync(stopped.logFile, 'utf8');
+const gaveBack = stoppedLog.includes('scan given back to the queue (stopping)');
+console.log(
+  `stopped instance ${stopped.name} with SIGTERM in ${termMs} ms (${gaveBack ? 'mid-scan' : 'no scan was running'})`,
+);
+instances[instances.indexOf(stopped)] = await startInstance(stopped.name, stopped.port);
+windows.push({ name: 'SIGTERM', from: termFrom, to: Date.now() + 2000 });
 
 await at(1);
 await traffic.stop();
@@ -450,6 +493,16 @@ expectThat(
   hangHooks.length > 0 && hangHooks.every((s) => s.status === 200 && s.ms < 5000),
   `registries hang: hooks answered within 5 s (${hangHooks.length} answers, slowest ${slowest(hangHooks)} ms)`,
 );
+for (const fault of ['registries hang', 'registries answer 500']) {
+  const answers = probes.filter((p) => p.fault === fault);
+  const told = answers.filter(
+    (p) => p.status === 200 && p.ms < 5000 && p.body.includes('allow') && p.body.includes('did not answer'),
+  );
+  expectThat(
+    answers.length > 0 && told.length === answers.length,
+    `${fault}: a package never seen is allowed within 5 s, saying the registry did not answer (${told.length} of ${answers.length}, slowest ${slowest(answers)} ms)`,
+  );
+}
 const pgAll = during('PostgreSQL down');
 const pgHooks = during('PostgreSQL down', isHook);
 expectThat(
@@ -472,6 +525,17 @@ const redisAllowed = duringRedis.filter((s) => s === 200).length;
 expectThat(
   redisAllowed > 300,
   `Redis down: limits fall back to each instance (${redisAllowed} of 330 from one address allowed; with Redis, 300)`,
+);
+
+const terminated = during('SIGTERM');
+const terminatedLost = terminated.filter((s) => s.status === 0 || s.status >= 500);
+expectThat(
+  termCode === 0 && termMs < 10_000,
+  `SIGTERM: the instance exited 0 within 10 s (exit ${termCode}, ${termMs} ms${gaveBack ? ', its scan given back' : ''})`,
+);
+expectThat(
+  terminatedLost.length === 0,
+  `SIGTERM: no request lost while the instance stopped (${terminatedLost.length} of ${terminated.length})`,
 );
 
 await balancer.stop();
