@@ -161,7 +161,7 @@ const routes: Route[] = [
       path: '/api/hooks/agent-a',
       headers: { ...auth, ...json },
       body: JSON.stringify({
-        command: ip.endsWith('3') ? `npm install soak-new-${seq++}` : 'npm install lodash',
+        command: ip.endsWith('33') ? `npm install soak-new-${seq++}` : 'npm install lodash',
         cwd: '/w',
       }),
     }),
@@ -258,7 +258,9 @@ const at = (share: number) => sleep(Math.max(0, startedAt + share * SECONDS * 10
 await at(0.2);
 /** Whether an instance is running a scan: it logged "scan started" for one it has not finished. */
 function runsAScan(i: Instance): boolean {
-  const log = readFileSync(i.logFile, 'utf8');
+  // The current process's lines only: a killed one's log ends with the scan it was running.
+  const whole = readFileSync(i.logFile, 'utf8');
+  const log = whole.slice(whole.lastIndexOf('"msg":"listening"'));
   const started = [...log.matchAll(/"scan":"([^"]+)"[^\n]*"scan started"/g)].map((m) => m[1]);
   return started.some((id) => !log.includes(`"scan":"${id}","status"`));
 }

@@ -78,7 +78,8 @@ export class Traffic {
     };
     while (this.running) {
       const route = this.pick(next());
-      const ip = `10.${Math.floor(next() * 16)}.${Math.floor(next() * 256)}.${1 + Math.floor((next() * this.clients) / 4096)}`;
+      const client = Math.floor(next() * this.clients);
+      const ip = `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}`;
       await this.send(route, ip);
     }
   }

@@ -40,9 +40,9 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
 
   const signal = await untilStopSignal();
   logger.info({ signal }, 'shutting down');
-  await stopServing(server, logger);
-  // A scan in progress is given back to the queue (another instance, or the next start, runs it).
-  await scanWorker.stop();
+  // At once, side by side: a scan in progress is given back to the queue (another instance, or the
+  // next start, runs it) while the requests in flight finish.
+  await Promise.all([stopServing(server, logger), scanWorker.stop()]);
   await services.close();
   logs.flushSync();
   return EXIT.passed;
