@@ -118,6 +118,62 @@ describe('svc serve killed mid-scan', () => {
   });
 });
 
+describe('svc serve stopped by SIGTERM mid-scan', () => {
+  it('gives the scan back to the queue at once and exits 0 within 10 s; the next start runs it', async () => {
+    const workDir = join(dir, 'sigterm-scans');
+    const databaseUrl = `sqlite:${join(dir, 'sigterm.db')}`;
+    const env = {
+      SVC_DATABASE_URL: databaseUrl,
+      SVC_BINARY_PATH: join(dir, 'not-published'),
+      SVC_SCAN_HOSTS: git.origin,
+      SVC_SCAN_WORK_DIR: workDir,
+      // A long lease: only the give-back, not a lapsed lease, can hand the scan on in time.
+      SVC_SCAN_LEASE_S: '300',
+    };
+    const first = await startServiceProcess(env, 'free', { capture: true });
+    const api = (base: string, path: string, init: RequestInit = {}) =>
+      fetch(`${base}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+      });
+    const started = await api(first.base, '/api/scans', { method: 'POST', body: JSON.stringify({ url }) });
+    expect(started.status).toBe(202);
+    const { id } = (await started.json()) as { id: string };
+    for (;;) {
+      const scan = (await (await api(first.base, `/api/scans/${id}`)).json()) as { status: string };
+      if (scan.status === 'running' && existsSync(workDir) && readdirSync(workDir).length > 0) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+
+    const stopAt = Date.now();
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(Date.now() - stopAt).toBeLessThan(10_000);
+    expect(first.output()).toContain('scan given back to the queue (stopping)');
+    expect(readdirSync(workDir)).toEqual([]);
+    const storage = await openStorage(databaseUrl);
+    try {
+      // Unheld now: queued again, while a running scan's 300 s lease would still hold it.
+      expect(await storage.scans.listUnheldScanIds(new Date(), 10)).toEqual([id]);
+    } finally {
+      await storage.close();
+    }
+
+    const second = await startServiceProcess(env, 'free', { capture: true, key: first.key });
+    try {
+      let scan: { status: string; error: string | null };
+      for (;;) {
+        scan = (await (await api(second.base, `/api/scans/${id}`)).json()) as typeof scan;
+        if (scan.status !== 'queued' && scan.status !== 'running') break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(scan).toMatchObject({ status: 'done', error: null });
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 const scaledOut =
   (await postgresReachable()) &&
   !(await skipDialect('postgres', 'scale-out scan tests')) &&
