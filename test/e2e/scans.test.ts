@@ -62,33 +62,42 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
   while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
+/**
+ * `svc serve` on a database of its own (`name`), with a scan of the slow repository started and
+ * running: its clone under way, its directory there. The settings, to start a service on it again.
+ */
+async function serviceMidScan(name: string, leaseSeconds: number) {
+  const workDir = join(dir, `${name}-work`);
+  const databaseUrl = `sqlite:${join(dir, `${name}.db`)}`;
+  const env = {
+    SVC_DATABASE_URL: databaseUrl,
+    SVC_BINARY_PATH: join(dir, 'not-published'),
+    SVC_SCAN_HOSTS: git.origin,
+    SVC_SCAN_WORK_DIR: workDir,
+    SVC_SCAN_LEASE_S: String(leaseSeconds),
+  };
+  const first = await startServiceProcess(env, 'free', { capture: true });
+  const api = (base: string, path: string, init: RequestInit = {}) =>
+    fetch(`${base}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+    });
+  const started = await api(first.base, '/api/scans', { method: 'POST', body: JSON.stringify({ url }) });
+  expect(started.status).toBe(202);
+  const { id } = (await started.json()) as { id: string };
+  for (;;) {
+    const scan = (await (await api(first.base, `/api/scans/${id}`)).json()) as { status: string };
+    const pack = git.requests.some((r) => r.path.endsWith('/git-upload-pack'));
+    if (scan.status === 'running' && pack && existsSync(workDir) && readdirSync(workDir).length > 0) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { env, workDir, databaseUrl, first, api, id };
+}
+
 describe('svc serve killed mid-scan', () => {
   it('runs the scan again after a restart, to the end, with no clone left behind', async () => {
-    const workDir = join(dir, 'scans');
-    const env = {
-      SVC_DATABASE_URL: `sqlite:${join(dir, 'svc.db')}`,
-      SVC_BINARY_PATH: join(dir, 'not-published'),
-      SVC_SCAN_HOSTS: git.origin,
-      SVC_SCAN_WORK_DIR: workDir,
-      SVC_SCAN_LEASE_S: '2',
-    };
-    const first = await startServiceProcess(env, 'free', { capture: true });
-    const api = (base: string, path: string, init: RequestInit = {}) =>
-      fetch(`${base}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
-      });
-    const started = await api(first.base, '/api/scans', { method: 'POST', body: JSON.stringify({ url }) });
-    expect(started.status).toBe(202);
-    const { id } = (await started.json()) as { id: string };
-
-    // Killed while the clone is on its way: the scan is running and its directory is there.
-    for (;;) {
-      const scan = (await (await api(first.base, `/api/scans/${id}`)).json()) as { status: string };
-      const pack = git.requests.some((r) => r.path.endsWith('/git-upload-pack'));
-      if (scan.status === 'running' && pack && existsSync(workDir) && readdirSync(workDir).length > 0) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    // Killed while the clone is on its way.
+    const { env, workDir, first, api, id } = await serviceMidScan('killed', 2);
     await first.kill('SIGKILL');
     expect(readdirSync(workDir)).toHaveLength(1);
 
@@ -120,31 +129,8 @@ describe('svc serve killed mid-scan', () => {
 
 describe('svc serve stopped by SIGTERM mid-scan', () => {
   it('gives the scan back to the queue at once and exits 0 within 10 s; the next start runs it', async () => {
-    const workDir = join(dir, 'sigterm-scans');
-    const databaseUrl = `sqlite:${join(dir, 'sigterm.db')}`;
-    const env = {
-      SVC_DATABASE_URL: databaseUrl,
-      SVC_BINARY_PATH: join(dir, 'not-published'),
-      SVC_SCAN_HOSTS: git.origin,
-      SVC_SCAN_WORK_DIR: workDir,
-      // A long lease: only the give-back, not a lapsed lease, can hand the scan on in time.
-      SVC_SCAN_LEASE_S: '300',
-    };
-    const first = await startServiceProcess(env, 'free', { capture: true });
-    const api = (base: string, path: string, init: RequestInit = {}) =>
-      fetch(`${base}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
-      });
-    const started = await api(first.base, '/api/scans', { method: 'POST', body: JSON.stringify({ url }) });
-    expect(started.status).toBe(202);
-    const { id } = (await started.json()) as { id: string };
-    for (;;) {
-      const scan = (await (await api(first.base, `/api/scans/${id}`)).json()) as { status: string };
-      if (scan.status === 'running' && existsSync(workDir) && readdirSync(workDir).length > 0) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-
+    // A long lease: only the give-back, not a lapsed lease, can hand the scan on in time.
+    const { env, workDir, databaseUrl, first, api, id } = await serviceMidScan('sigterm', 300);
     const stopAt = Date.now();
     first.process.kill('SIGTERM');
     expect(await first.exited).toBe(0);
