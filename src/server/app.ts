@@ -13,7 +13,7 @@ import { httpErrorOf } from './errors.js';
 import { type AuthVariables, authenticate } from './middleware/authenticate.js';
 import { clientIp, type NodeBindings } from './middleware/client-ip.js';
 import { rateLimit } from './middleware/rate-limit.js';
-import { requestLog } from './middleware/request-log.js';
+import { fitForLog, requestLog } from './middleware/request-log.js';
 import { sessionIdOf } from './middleware/session-cookie.js';
 import { accountRoute } from './routes/account.js';
 import { binaryRoute } from './routes/binary.js';
@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps) {
     const known = httpErrorOf(err);
     if (known !== null) {
       if (err instanceof DatabaseUnavailableError) {
-        deps.logger.warn({ reason: err.reason, path: c.req.path }, 'database unavailable');
+        deps.logger.warn({ reason: err.reason, path: fitForLog(c.req.path) }, 'database unavailable');
       }
       if (wantsPage(c.req.path, c.req.header('accept'))) {
         return c.html(
@@ -89,7 +89,10 @@ export function createApp(deps: AppDeps) {
       return c.json({ error: known.message }, known.status, known.headers);
     }
     // The error's name and message only: a stack or cause could carry request data.
-    deps.logger.error({ error: err.name, message: err.message, path: c.req.path }, 'unhandled error');
+    deps.logger.error(
+      { error: err.name, message: fitForLog(err.message), path: fitForLog(c.req.path) },
+      'unhandled error',
+    );
     if (wantsPage(c.req.path, c.req.header('accept')))
       return c.html(ErrorPage({ status: 500, message: 'internal error' }), 500);
     return c.json({ error: 'internal error' }, 500);

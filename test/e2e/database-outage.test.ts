@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-keys.js';
 import { openTestDatabase, POSTGRES_URL, skipDialect, type TestDatabase } from '../helpers/databases.js';
+import { fakeCodehostToken } from '../helpers/fake-secrets.js';
 import { type Sample, sleep, startLoad } from '../helpers/load.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
@@ -227,6 +228,16 @@ describe('a SQLite database locked by another process', () => {
       });
       expect(hook.status).toBe(200);
       expect(await hook.json()).toMatchObject({ permission: 'allow' });
+      // A token pasted into the path of a request that fails so is masked in the warning's path too.
+      const token = fakeCodehostToken(61);
+      const cancel = await t.request(`/api/scans/${token}/cancel`, { key, method: 'POST' });
+      expect(cancel.status).toBe(503);
+      const warning = t.logs
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes('"msg":"database unavailable"'));
+      expect(warning.some((l) => l.includes('"path":"/api/scans/'))).toBe(true);
+      expect(t.logs.join('')).not.toContain(token);
       holder.exec('rollback');
       expect((await t.request('/api/action/binary?repo=acme/app', { key })).status).toBe(200);
     } finally {

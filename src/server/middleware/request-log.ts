@@ -15,7 +15,7 @@ export const MAX_LOGGED_CHARS = 200;
  * pasted into a path, a query key or a logged value) masked, then cut to MAX_LOGGED_CHARS. Masked
  * first, so a cut never leaves a secret too short to be recognised.
  */
-function capped(value: string): string {
+export function fitForLog(value: string): string {
   const masked = maskSecrets(value);
   return masked.length <= MAX_LOGGED_CHARS
     ? masked
@@ -41,12 +41,12 @@ export function requestLog(
       q === -1
         ? []
         : [...new URLSearchParams(raw.slice(q + 1))].map(
-            ([k, v]) => `${capped(k)}=${LOGGED_PARAMS.has(k) ? capped(v) : '[redacted]'}`,
+            ([k, v]) => `${fitForLog(k)}=${LOGGED_PARAMS.has(k) ? fitForLog(v) : '[redacted]'}`,
           );
     logger.info(
       {
         method: c.req.method,
-        path: capped(c.req.path),
+        path: fitForLog(c.req.path),
         query: query.length > 0 ? query.join('&') : undefined,
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
