@@ -1,12 +1,9 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import { loadConfig } from '../config/config.js';
 import { createApp } from '../server/app.js';
-import { createLogger, serviceLogDestination } from '../server/logger.js';
 import { serveApp } from '../server/serve-app.js';
-import { createServices } from './create-services.js';
-import { type CliIo, EXIT, UsageError } from './io.js';
-import { untilStopSignal } from './stop-signal.js';
+import type { CliIo } from './io.js';
+import { runUntilStopped } from './service-lifetime.js';
 
 export const SERVE_HELP = `Usage: svc serve
 
@@ -19,33 +16,21 @@ Stops gracefully on SIGINT or SIGTERM: requests in flight get 8 s, a running sca
 the queue, and the process exits within 10 s.
 `;
 
-export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(SERVE_HELP);
-    return EXIT.passed;
-  }
-  if (argv.length > 0) throw new UsageError(`unexpected argument: ${argv[0]}`);
-  const config = loadConfig(io.env);
-  const logs = serviceLogDestination();
-  const logger = createLogger(logs);
-  const services = await createServices(config, { logger });
-  // The embedded queue's worker runs here, so `npm start` alone runs dashboard scans.
-  const scanWorker = await services.startScanWorker();
-  const app = createApp(services);
-  const server = await serveApp(app, { port: config.port, hostname: config.host });
-  logger.info(
-    { url: `http://${config.host}:${config.port}`, database: config.databaseUrl.split(':')[0] },
-    'listening',
-  );
-
-  const signal = await untilStopSignal();
-  logger.info({ signal }, 'shutting down');
-  // At once, side by side: a scan in progress is given back to the queue (another instance, or the
-  // next start, runs it) while the requests in flight finish.
-  await Promise.all([stopServing(server, logger), scanWorker.stop()]);
-  await services.close();
-  logs.flushSync();
-  return EXIT.passed;
+export function serveCommand(argv: string[], io: CliIo): Promise<number> {
+  return runUntilStopped(argv, io, SERVE_HELP, async (services, config, logger) => {
+    // The embedded queue's worker runs here, so `npm start` alone runs dashboard scans.
+    const scanWorker = await services.startScanWorker();
+    const server = await serveApp(createApp(services), { port: config.port, hostname: config.host });
+    logger.info(
+      { url: `http://${config.host}:${config.port}`, database: config.databaseUrl.split(':')[0] },
+      'listening',
+    );
+    // At once, side by side: a scan in progress is given back to the queue (another instance, or
+    // the next start, runs it) while the requests in flight finish.
+    return async () => {
+      await Promise.all([stopServing(server, logger), scanWorker.stop()]);
+    };
+  });
 }
 
 /** How long requests in flight get to finish after a stop signal, inside the 10 s a stop may take. */

@@ -8,6 +8,7 @@ import { CloneError } from './scan-clone.js';
 import { removeLeftovers } from './scan-leftovers.js';
 import type { ScanJob, ScanOutcome, ScanQueue } from './scan-queue.js';
 import { runScan } from './scan-run.js';
+import { withinMs } from './within-ms.js';
 
 export interface ScanWorkerOptions {
   queue: ScanQueue;
@@ -256,14 +257,10 @@ function failureReason(error: unknown, logger: Logger, job: ScanJob): string {
 /** Waits for a promise to settle, however it does, or for `ms`, whichever comes first. */
 async function settledWithin(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
   if (promise === undefined) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
+  await withinMs(
     promise.catch(() => {}),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
+    ms,
+  ).catch(() => {});
 }
 
 /** The scan's result, or the abort's reason as soon as the signal fires (its gits are killed meanwhile). */
