@@ -62,7 +62,7 @@ export function bullmqScanQueue(options: BullmqQueueOptions): ScanQueue {
   let consumer: { worker: Worker; connection: Redis } | undefined;
   const queue = () => {
     if (producer === undefined) {
-      // No offline queue: when Redis is down, starting a scan fails at once with a clear error.
+      // No offline queue: when Redis is down an enqueue fails at once (and is logged, see enqueue).
       const connection = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
       connection.on('error', () => {}); // reported by the failing call
       const queue = new Queue(BULLMQ_QUEUE_NAME, { connection, prefix });

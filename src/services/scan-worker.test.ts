@@ -8,7 +8,7 @@ import { fakeCloudKeyId } from '../../test/helpers/fake-secrets.js';
 import { GitHttpServer } from '../../test/helpers/git-http-server.js';
 import { TestRepo } from '../../test/helpers/git-repo.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
-import { databaseScanQueue, type ScanQueue } from './scan-queue.js';
+import { databaseScanQueue } from './scan-queue.js';
 import { type ScanWorkerOptions, startScanWorker } from './scan-worker.js';
 
 let git: GitHttpServer;
@@ -108,26 +108,33 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('stores a finished scan once the database is back, instead of failing it', async () => {
-      const queue = queueFor('w-outage');
-      // The first two writes of the result meet a database that is restarting.
+    it.each([
+      ['a finished scan, instead of failing it', 'done'],
+      ['a failed scan (a repository that does not exist)', 'failed'],
+    ] as const)('stores %s once the database is back', async (_, status) => {
+      const queue = queueFor(`w-outage-${status}`);
+      // The first two writes of the scan's end meet a database that is restarting.
       let refused = 0;
-      const restarting: ScanQueue = {
-        ...queue,
-        complete: async (id, outcome) => {
+      const restarting =
+        <A extends unknown[]>(write: (...args: A) => Promise<boolean>) =>
+        async (...args: A) => {
           if (refused < 2) {
             refused++;
             throw new DatabaseUnavailableError('ECONNREFUSED');
           }
-          return queue.complete(id, outcome);
-        },
-      };
-      const worker = await startWorker({ queue: restarting, leaseMs: 30_000, pollMs: 50 });
+          return write(...args);
+        };
+      const worker = await startWorker({
+        queue: { ...queue, complete: restarting(queue.complete), fail: restarting(queue.fail) },
+        leaseMs: 30_000,
+        pollMs: 50,
+      });
       try {
-        const scan = await create(url);
-        const done = await until(scan.id, (s) => s !== 'queued' && s !== 'running');
-        expect(done).toMatchObject({ status: 'done', attempt: 1 });
-        expect(done.findings).toHaveLength(1);
+        const scan = await create(status === 'done' ? url : `${git.origin}/octo/missing`);
+        const ended = await until(scan.id, (s) => s !== 'queued' && s !== 'running');
+        expect(ended).toMatchObject({ status, attempt: 1 });
+        if (status === 'done') expect(ended.findings).toHaveLength(1);
+        else expect(ended.error).toBe('repository not found or not public');
         expect(refused).toBe(2);
         const lines = logs.filter((l) => l.includes(scan.id));
         expect(lines.filter((l) => l.includes('scan result not stored yet'))).toHaveLength(2);

@@ -172,8 +172,7 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
     const outcome = await untilAborted(scanning, signal);
     await writeProgress();
     if (signal.aborted) throw signal.reason;
-    const complete = () => queue.complete(job.id, outcome);
-    await settle(job, whileUnavailable(complete, signal, logger, job), 'done', started, options);
+    await settle(job, () => queue.complete(job.id, outcome), signal, 'done', started, options);
   } catch (e) {
     const stopKind =
       e instanceof ScanStop ? e.kind : signal.aborted ? (signal.reason as ScanStop).kind : null;
@@ -190,7 +189,7 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
         stopKind === 'timeout'
           ? `the scan took longer than ${options.timeoutMs / 1000} s`
           : failureReason(e, logger, job);
-      await settle(job, queue.fail(job.id, reason), 'failed', started, options, reason);
+      await settle(job, () => queue.fail(job.id, reason), signal, 'failed', started, options, reason);
     }
   } finally {
     clearTimeout(timeout);
@@ -207,39 +206,35 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
 }
 
 /**
- * A result write, tried again while the database is unavailable (a restart takes seconds; the scan
- * took longer). Safe to repeat: once the lease has lapsed and another worker holds the scan, the
- * write is refused.
+ * Writes a scan's end (done or failed), tried again while the database is unavailable (a restart
+ * takes seconds; the scan took longer), until the worker stops or its lease is lost. Safe to repeat:
+ * once the lease has lapsed and another worker holds the scan, the write is refused.
  */
-async function whileUnavailable(
-  write: () => Promise<boolean>,
-  signal: AbortSignal,
-  logger: Logger,
-  job: ScanJob,
-): Promise<boolean> {
-  const deadline = Date.now() + STORE_RETRY_MS;
-  for (;;) {
-    try {
-      return await write();
-    } catch (e) {
-      if (!(e instanceof DatabaseUnavailableError) || signal.aborted || Date.now() > deadline) throw e;
-      logger.warn({ scan: job.id, reason: e.reason }, 'scan result not stored yet: database unavailable');
-      await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_INTERVAL_MS));
-    }
-  }
-}
-
 async function settle(
   job: ScanJob,
-  write: Promise<boolean>,
+  write: () => Promise<boolean>,
+  signal: AbortSignal,
   status: 'done' | 'failed',
   started: number,
   options: ScanWorkerOptions,
   reason?: string,
 ): Promise<void> {
+  const { logger } = options;
   const ms = Date.now() - started;
-  if (await write) options.logger.info({ scan: job.id, status, reason, ms }, 'scan finished');
-  else options.logger.warn({ scan: job.id, status }, 'scan result dropped: the lease was lost');
+  // A scan past its time bound is aborted too, and its failure must still be written.
+  const stopped = () => signal.aborted && (signal.reason as ScanStop).kind !== 'timeout';
+  const deadline = Date.now() + STORE_RETRY_MS;
+  for (;;) {
+    try {
+      if (await write()) logger.info({ scan: job.id, status, reason, ms }, 'scan finished');
+      else logger.warn({ scan: job.id, status }, 'scan result dropped: the lease was lost');
+      return;
+    } catch (e) {
+      if (!(e instanceof DatabaseUnavailableError) || stopped() || Date.now() > deadline) throw e;
+      logger.warn({ scan: job.id, reason: e.reason }, 'scan result not stored yet: database unavailable');
+      await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_INTERVAL_MS));
+    }
+  }
 }
 
 /** The reason a user sees: the clone's own words, the scanner's one-line kinds, else a generic one. */
