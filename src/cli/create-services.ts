@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createIdentityServices } from '../auth/ci-identity/index.js';
-import type { Config } from '../config/config.js';
+import { type Config, ConfigError } from '../config/config.js';
 import { databaseCache, memoryCache, redisCache, type SharedCache, tieredCache } from '../hooks/cache.js';
 import { createRegistries } from '../hooks/ecosystems/index.js';
 import type { RiskServices } from '../hooks/risk/assess.js';
@@ -13,6 +13,9 @@ import type { AppDeps } from '../server/deps.js';
 import { createRateLimiters } from '../server/rate-limits.js';
 import { type AccountService, createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
+import { createAppApi, readAppPrivateKey } from '../services/app-a/api-client.js';
+import { type AppScanRunner, createAppScanRunner } from '../services/app-a/app-scan.js';
+import { createAppWebhook } from '../services/app-a/webhook.js';
 import { createCiRunService } from '../services/ci-runs.js';
 import { createHookCheckService } from '../services/hook-checks.js';
 import { createOAuthSignInService } from '../services/oauth-sign-in.js';
@@ -67,6 +70,8 @@ export async function createServices(
 ): Promise<Services> {
   const { logger } = options;
   const now = options.now ?? (() => new Date());
+  // Read before anything opens: a key that cannot be used stops start-up with one line.
+  const appKey = config.appA === undefined ? undefined : appPrivateKey(config.appA.privateKey);
   const storage =
     options.storage ??
     (await openStorage(config.databaseUrl, {
@@ -102,10 +107,35 @@ export async function createServices(
     config.scans.queue === 'bullmq' && config.redisUrl !== undefined
       ? bullmqScanQueue({ ...queueOptions, redisUrl: config.redisUrl, logger })
       : databaseScanQueue(queueOptions);
+  const appA =
+    config.appA === undefined || appKey === undefined
+      ? undefined
+      : {
+          webhook: createAppWebhook({
+            webhookSecret: config.appA.webhookSecret,
+            gitUrl: config.appA.gitUrl,
+            repositories: storage.appRepositories,
+            scans: storage.scans,
+            queue: scanQueue,
+            logger,
+            now,
+          }),
+          runner: createAppScanRunner({
+            api: createAppApi({
+              apiUrl: config.providers.codehostApiUrl,
+              appId: config.appA.id,
+              privateKey: appKey,
+            }),
+            gitUrl: config.appA.gitUrl,
+            providers: config.providers,
+            logger,
+          }) satisfies AppScanRunner,
+        };
   return {
     config,
     logger,
     storage,
+    appWebhook: appA?.webhook,
     principals: createPrincipalService(storage.apiKeys, now),
     accounts: createAccountService({ accounts: storage.accounts, apiKeys: storage.apiKeys, ciRuns }),
     ciRuns,
@@ -141,6 +171,7 @@ export async function createServices(
         timeoutMs: config.scans.timeoutSeconds * 1000,
         leaseMs,
         logger,
+        app: appA?.runner,
         ...overrides,
       }),
     async close() {
@@ -149,6 +180,14 @@ export async function createServices(
       await ownRedis?.quit().catch(() => {});
     },
   };
+}
+
+function appPrivateKey(setting: string) {
+  try {
+    return readAppPrivateKey(setting);
+  } catch (e) {
+    throw new ConfigError(`invalid SVC_APP_A_PRIVATE_KEY: ${e instanceof Error ? e.message : 'unreadable'}`);
+  }
 }
 
 /** The package checks alone (registries, OSV, a cache), for `svc check-command`, which has no service. */

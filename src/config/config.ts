@@ -65,6 +65,13 @@ const schema = z.object({
   SVC_OAUTH_A_CLIENT_ID: z.string().min(1).optional(),
   SVC_OAUTH_A_CLIENT_SECRET: z.string().min(1).optional(),
   SVC_OAUTH_A_URL: url('https://github.com'),
+  SVC_APP_A_ID: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, 'must be the application id (a number)')
+    .optional(),
+  SVC_APP_A_PRIVATE_KEY: z.string().min(1).optional(),
+  SVC_APP_A_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  SVC_CODEHOST_GIT_URL: url('https://github.com'),
   SVC_PAYMENT_API_URL: url('https://api.stripe.com'),
   SVC_CHAT_API_URL: url('https://slack.com'),
   SVC_OIDC_A_ISSUER: url('https://token.actions.githubusercontent.com'),
@@ -103,6 +110,11 @@ export interface Config {
   providers: { codehostApiUrl: string; paymentApiUrl: string; chatApiUrl: string };
   /** "Sign in with platform A": offered only when both the client id and secret are set. */
   oauthA: { clientId: string; clientSecret: string; url: string } | undefined;
+  /**
+   * The platform A application (contract 8): on only when its id, private key and webhook secret are
+   * all set. `privateKey` is the setting as given: a PEM, or the path of one (read at start-up).
+   */
+  appA: { id: string; privateKey: string; webhookSecret: string; gitUrl: string } | undefined;
   oidc: {
     a: { issuer: string; jwksUrl: string };
     b: { issuer: string; jwksUrl: string };
@@ -144,6 +156,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
       e.SVC_OAUTH_A_CLIENT_ID === undefined ? 'SVC_OAUTH_A_CLIENT_ID' : 'SVC_OAUTH_A_CLIENT_SECRET';
     throw new ConfigError(`invalid ${missing}: required when the other platform A sign-in setting is set`);
   }
+  const appSettings = ['SVC_APP_A_ID', 'SVC_APP_A_PRIVATE_KEY', 'SVC_APP_A_WEBHOOK_SECRET'] as const;
+  const appMissing = appSettings.filter((name) => e[name] === undefined);
+  if (appMissing.length > 0 && appMissing.length < appSettings.length) {
+    throw new ConfigError(
+      `invalid ${appMissing[0]}: required when the other platform A application settings are set`,
+    );
+  }
   if (e.SVC_SCAN_QUEUE === 'bullmq' && e.SVC_REDIS_URL === undefined) {
     throw new ConfigError('invalid SVC_SCAN_QUEUE: bullmq needs SVC_REDIS_URL');
   }
@@ -167,6 +186,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
             clientId: e.SVC_OAUTH_A_CLIENT_ID,
             clientSecret: e.SVC_OAUTH_A_CLIENT_SECRET,
             url: trimmed(e.SVC_OAUTH_A_URL),
+          }
+        : undefined,
+    appA:
+      e.SVC_APP_A_ID !== undefined &&
+      e.SVC_APP_A_PRIVATE_KEY !== undefined &&
+      e.SVC_APP_A_WEBHOOK_SECRET !== undefined
+        ? {
+            id: e.SVC_APP_A_ID,
+            privateKey: e.SVC_APP_A_PRIVATE_KEY,
+            webhookSecret: e.SVC_APP_A_WEBHOOK_SECRET,
+            gitUrl: trimmed(e.SVC_CODEHOST_GIT_URL),
           }
         : undefined,
     oidc: {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { detectSecrets } from './detect/detect-line.js';
 import { PREFILTER } from './detect/prefilter.js';
+import { ScanError } from './errors.js';
 import { fingerprintOf } from './fingerprint.js';
 import { IncrementalScan } from './incremental.js';
 import { classifyPath } from './location.js';
@@ -8,8 +9,15 @@ import { sortFindings } from './report/common.js';
 import { attachSecret, secretOf } from './secrets.js';
 import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
-import { CommitList, listCommits, scanCommitsByDiff } from './sources/history.js';
-import { isShallow, openRepository, readIgnoreList, resolveDefaultBranch } from './sources/repository.js';
+import type { GitRunner } from './sources/git.js';
+import { CommitList, type CommitRange, listCommits, scanCommitsByDiff } from './sources/history.js';
+import {
+  isShallow,
+  openRepository,
+  readIgnoreList,
+  resolveDefaultBranch,
+  shallowBoundaries,
+} from './sources/repository.js';
 import { summarize } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
@@ -34,6 +42,12 @@ export interface ScanOptions {
    */
   method?: 'blob-first' | 'diff';
   /**
+   * Only part of the history: the commits reachable from `tips` and from none of `exclude` (the
+   * platform A application scans what a push or a pull request brought). Default: every ref. A
+   * shallow repository is then incomplete only when one of these commits lacks its parents.
+   */
+  commits?: CommitRange;
+  /**
    * Incremental scans (svc scan --cache): a file recording the commits found clean, read only again when
    * they are not listed there. The report is the one a full scan gives.
    */
@@ -52,11 +66,8 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   const startedAt = new Date().toISOString();
   options.signal?.throwIfAborted();
   const git = await openRepository(options.path, options.gitBinary ?? 'git', options.signal);
-  const shallow = await isShallow(git);
-  if (shallow) {
-    options.onWarning?.(
-      'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
-    );
+  if (options.commits !== undefined && options.cache !== undefined) {
+    throw new ScanError('usage', 'a range of commits and a cache file cannot be combined');
   }
   const branch = await resolveDefaultBranch(git, options.defaultBranch);
   const ignoreList = await readIgnoreList(git, branch.revision);
@@ -96,7 +107,13 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
         );
   const unchanged = incremental?.unchangedListing() ?? null;
   const { list: commits, missing } =
-    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git);
+    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git, options.commits);
+  const shallow = await isShallowFor(git, commits, options.commits !== undefined);
+  if (shallow) {
+    options.onWarning?.(
+      'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
+    );
+  }
   const total = commits.length;
   // Commits the cache knows had findings go straight to git's diff: the gate would only say so again.
   const split = incremental?.toRead(commits) ?? { gate: commits, diff: CommitList.of([]) };
@@ -158,4 +175,17 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     startedAt,
     finishedAt: new Date().toISOString(),
   };
+}
+
+/**
+ * Whether history the scan should have read is cut off. For a range, only when one of its commits is
+ * a shallow boundary (its parents absent, so it would read as adding every line); the rest of the
+ * history is outside the range anyway.
+ */
+async function isShallowFor(git: GitRunner, commits: CommitList, ranged: boolean): Promise<boolean> {
+  if (!ranged) return isShallow(git);
+  const boundaries = await shallowBoundaries(git);
+  if (boundaries.size === 0) return false;
+  for (let i = 0; i < commits.length; i++) if (boundaries.has(commits.at(i))) return true;
+  return false;
 }

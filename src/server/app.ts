@@ -16,6 +16,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { fitForLog, requestLog } from './middleware/request-log.js';
 import { sessionIdOf } from './middleware/session-cookie.js';
 import { accountRoute } from './routes/account.js';
+import { appWebhookRoute } from './routes/app-a-webhook.js';
 import { binaryRoute } from './routes/binary.js';
 import { type HookVariables, hooksRoute } from './routes/hooks.js';
 import { integrationsRoute } from './routes/integrations.js';
@@ -61,6 +62,8 @@ export function createApp(deps: AppDeps) {
   app.get('/', (c) => c.redirect(sessionIdOf(c) === undefined ? '/auth/signin' : '/dashboard', 303));
   app.route('/auth', authRoutes(deps));
   app.route('/dashboard', dashboardRoutes(deps));
+  // The platform A application's deliveries carry a signature, not a key: mounted before the key check.
+  app.route('/api/apps/codehost-a/webhook', appWebhookRoute(deps));
   // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
   app.use('/api/*', auth);
   app.route('/api/hooks', hooksRoute(deps));

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ApiKeyService } from '../services/api-keys.js';
+import type { AppWebhook } from '../services/app-a/webhook.js';
 import type { CiRunService } from '../services/ci-runs.js';
 import type { HookCheckService } from '../services/hook-checks.js';
 import type { OAuthSignInService } from '../services/oauth-sign-in.js';
@@ -31,5 +32,7 @@ export interface AppDeps {
   overview: OverviewService;
   rateLimiters: RateLimiters;
   scans: ScanService;
+  /** The platform A application's webhook; absent when the application is not configured. */
+  appWebhook?: AppWebhook;
   binary: BinarySource;
 }

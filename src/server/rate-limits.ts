@@ -60,6 +60,9 @@ export function createRateLimiters(
  */
 export function scopesOf(method: string, path: string): RateScope[] {
   if (path.startsWith('/auth/')) return ['auth'];
+  // The platform's deliveries come from a few addresses and are not sent again when refused: a burst of
+  // pushes must not cost scans. They are signed, and a bad signature costs one HMAC.
+  if (path === '/api/apps/codehost-a/webhook') return [];
   if (method === 'POST' && path === '/api/scans') return ['api', 'scanStart'];
   if (method === 'POST' && path === '/dashboard/scans') return ['scanStart'];
   if (path.startsWith('/api/') || path === '/mcp' || path.startsWith('/mcp/')) return ['api'];

@@ -11,10 +11,20 @@ export async function readBodyLimited(
   incoming: unknown,
   limit: number,
 ): Promise<string | null> {
+  const bytes = await readBodyBytesLimited(request, incoming, limit);
+  return bytes === null ? null : bytes.toString('utf8');
+}
+
+/** The same, as the bytes that came (a signature is over them, not over their decoding). */
+export async function readBodyBytesLimited(
+  request: Request,
+  incoming: unknown,
+  limit: number,
+): Promise<Buffer | null> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > limit) return null;
   if (incoming instanceof Readable) return readNodeBody(incoming, limit);
-  if (request.body === null) return '';
+  if (request.body === null) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
@@ -28,7 +38,7 @@ export async function readBodyLimited(
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -36,7 +46,7 @@ export async function readBodyLimited(
  * unread rather than the socket destroyed: a client still sending (a chunked body has no declared
  * length to refuse up front) then reads the answer instead of a connection reset.
  */
-function readNodeBody(incoming: Readable, limit: number): Promise<string | null> {
+function readNodeBody(incoming: Readable, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -50,7 +60,7 @@ function readNodeBody(incoming: Readable, limit: number): Promise<string | null>
       incoming.on('error', () => {}).resume();
       resolve(null);
     };
-    const onEnd = () => resolve(Buffer.concat(chunks).toString('utf8'));
+    const onEnd = () => resolve(Buffer.concat(chunks));
     incoming.on('data', onData).once('end', onEnd).once('error', reject);
   });
 }

@@ -47,6 +47,31 @@ const PASSED_THROUGH = [
  * when the directory grows past `maxBytes` or the signal aborts. The caller removes `into`.
  */
 export function cloneRepository(options: CloneOptions): Promise<void> {
+  return runGitTransfer({
+    ...options,
+    // Progress lines on stderr (read and dropped) keep git writing to our pipe: if this process is
+    // killed, git's next write fails (SIGPIPE) and the clone dies with it instead of running on.
+    command: ['clone', '--bare', '--progress', '--', options.url, options.into],
+  });
+}
+
+export interface GitTransferOptions extends CloneOptions {
+  /** The git command after the pinned settings: a clone into `into`, or `-C into fetch ...`. */
+  command: string[];
+  /**
+   * An HTTP Authorization header value for the transfer (the platform A application's installation
+   * token). Passed in git's environment (GIT_CONFIG_*), never on its command line, which any user
+   * of the machine can read.
+   */
+  authorization?: string;
+}
+
+/**
+ * One git command that talks to a repository host, with the clone's pinned, credential-free
+ * environment (no config, empty home, prompts off, one protocol, no redirects), killed when `into`
+ * grows past `maxBytes` or the signal aborts; its failure in one of a few fixed reasons.
+ */
+export function runGitTransfer(options: GitTransferOptions): Promise<void> {
   // An abort listener added after the abort never fires: a stop that came first must be seen here.
   if (options.signal.aborted) return Promise.reject(options.signal.reason);
   const env: NodeJS.ProcessEnv = {
@@ -59,6 +84,11 @@ export function cloneRepository(options: CloneOptions): Promise<void> {
     SSH_ASKPASS: '',
   };
   for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
+  if (options.authorization !== undefined) {
+    env.GIT_CONFIG_COUNT = '1';
+    env.GIT_CONFIG_KEY_0 = 'http.extraHeader';
+    env.GIT_CONFIG_VALUE_0 = `Authorization: ${options.authorization}`;
+  }
   const scheme = options.url.startsWith('http://') ? 'http' : 'https';
   const args = [
     '-c',
@@ -71,14 +101,7 @@ export function cloneRepository(options: CloneOptions): Promise<void> {
     'core.askPass=',
     '-c',
     'http.followRedirects=false',
-    'clone',
-    '--bare',
-    // Progress lines on stderr (read and dropped) keep git writing to our pipe: if this process is
-    // killed, git's next write fails (SIGPIPE) and the clone dies with it instead of running on.
-    '--progress',
-    '--',
-    options.url,
-    options.into,
+    ...options.command,
   ];
   return new Promise((resolve, reject) => {
     // A process group of its own: git clone runs the transfer in a child (git-remote-https), which

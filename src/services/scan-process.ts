@@ -1,4 +1,5 @@
-import { renderReport, ScanError, scanRepository } from '../scanner/index.js';
+import { type CommitRange, renderReport, ScanError, scanRepository } from '../scanner/index.js';
+import { createVerifier, type ProviderUrls } from '../verify/index.js';
 import { VERSION } from '../version.js';
 import type { ScanOutcome } from './scan-queue.js';
 
@@ -12,13 +13,22 @@ import type { ScanOutcome } from './scan-queue.js';
  */
 export type ScanProcessMessage =
   | { type: 'progress'; done: number; total: number }
-  | { type: 'result'; outcome: ScanOutcome }
+  | { type: 'result'; outcome: ScanOutcome; commitsScanned: number; markdown?: string }
   | { type: 'error'; scanError: boolean; code: ScanError['code']; message: string };
 
-/** What the parent sends: the clone to scan, and how often it wants progress at most. */
+/**
+ * What the parent sends: the clone to scan, and how often it wants progress at most. A dashboard scan
+ * reads the whole history and never checks credentials; the platform A application's scan names a
+ * range of commits, the branch `.svcignore` is read from, the providers to check found credentials
+ * with (here, where the secrets are: they never cross to the parent), and wants the markdown report.
+ */
 export interface ScanProcessRequest {
   path: string;
   progressMs: number;
+  commits?: CommitRange;
+  defaultBranch?: string;
+  verify?: ProviderUrls;
+  markdown?: boolean;
 }
 
 /** Serves the one request of this forked process (scan-process-entry.ts calls it; nothing else may). */
@@ -31,6 +41,9 @@ export function serveScanRequest(): void {
     let last = 0;
     scanRepository({
       path: request.path,
+      commits: request.commits,
+      defaultBranch: request.defaultBranch,
+      verify: request.verify === undefined ? undefined : createVerifier({ urls: request.verify }),
       signal: controller.signal,
       onProgress: (done, total) => {
         const now = Date.now();
@@ -43,7 +56,14 @@ export function serveScanRequest(): void {
         (result) => {
           // The report decides what of a finding leaves this process: never the secret.
           const report = JSON.parse(renderReport(result, 'json', { toolVersion: VERSION })) as ScanOutcome;
-          send({ type: 'result', outcome: { summary: report.summary, findings: report.findings } });
+          send({
+            type: 'result',
+            outcome: { summary: report.summary, findings: report.findings },
+            commitsScanned: result.commitsScanned,
+            markdown: request.markdown
+              ? renderReport(result, 'markdown', { toolVersion: VERSION })
+              : undefined,
+          });
         },
         (e: unknown) =>
           send({

@@ -165,6 +165,10 @@ export function bullmqScanQueue(options: BullmqQueueOptions): ScanQueue {
       else held.delete(id);
       return written;
     },
+    async recordCheckRun(id, checkRunId) {
+      const h = held.get(id);
+      return h !== undefined && scans.recordCheckRun(id, h.token, checkRunId);
+    },
     async release(id) {
       const h = held.get(id);
       held.delete(id);

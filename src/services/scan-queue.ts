@@ -6,6 +6,10 @@ export interface ScanJob {
   url: string;
   /** 1 on the first run; more when a worker died (or was killed) holding it. */
   attempt: number;
+  /** A platform A application scan's job (JSON, read by app-a/job.ts); null for a dashboard scan. */
+  appJob: string | null;
+  /** The check run an application scan reports to, when an earlier run of it created one. */
+  checkRunId: string | null;
 }
 
 /** What a finished scan stores: the JSON report's summary and findings. */
@@ -31,6 +35,8 @@ export interface ScanQueue {
   progress(id: string, done: number, total: number): Promise<boolean>;
   complete(id: string, outcome: ScanOutcome): Promise<boolean>;
   fail(id: string, reason: string): Promise<boolean>;
+  /** Records the check run an application scan reports to, so a run after this one reuses it. */
+  recordCheckRun(id: string, checkRunId: string): Promise<boolean>;
   /** Gives the job back unfinished (the worker is stopping), to run again soon, here or elsewhere. */
   release(id: string): Promise<boolean>;
   /** Calls `wake` whenever a job is enqueued in this process; returns the unsubscribe. */
@@ -64,6 +70,7 @@ export function databaseScanQueue(options: DatabaseQueueOptions): ScanQueue {
     progress: (id, done, total) => scans.recordScanProgress(id, owner, done, total),
     complete: (id, outcome) => scans.finishScan(id, owner, outcome, now()),
     fail: (id, reason) => scans.failScan(id, owner, reason, now()),
+    recordCheckRun: (id, checkRunId) => scans.recordCheckRun(id, owner, checkRunId),
     release: (id) => scans.releaseScan(id, owner),
     onEnqueue(wake) {
       wakers.add(wake);

@@ -38,11 +38,12 @@ export async function runScan(options: RunScanOptions): Promise<ScanOutcome> {
     signal: options.signal,
     sizeCheckMs: options.sizeCheckMs,
   });
-  return scanInChildProcess(
+  const { outcome } = await scanInChildProcess(
     { path: repo, progressMs: options.progressMs },
     options.signal,
     options.onProgress,
   );
+  return outcome;
 }
 
 /**
@@ -58,11 +59,18 @@ function scanProcessEntry(): { path: string; execArgv: string[] } {
   };
 }
 
-function scanInChildProcess(
+/** A scan's result as the scan process sends it: the stored outcome, and the markdown report if asked. */
+export interface ScanProcessResult {
+  outcome: ScanOutcome;
+  commitsScanned: number;
+  markdown?: string;
+}
+
+export function scanInChildProcess(
   request: ScanProcessRequest,
   signal: AbortSignal,
   onProgress: (done: number, total: number) => void,
-): Promise<ScanOutcome> {
+): Promise<ScanProcessResult> {
   signal.throwIfAborted();
   const entry = scanProcessEntry();
   return new Promise((resolve, reject) => {
@@ -71,7 +79,7 @@ function scanInChildProcess(
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     lowerPriority(child.pid);
-    let settled: ScanOutcome | Error | null = null;
+    let settled: ScanProcessResult | Error | null = null;
     // Closing the channel is the child's signal to abort (it kills its gits); SIGKILL if it lingers.
     const stop = () => {
       if (child.connected) child.disconnect();
@@ -80,7 +88,12 @@ function scanInChildProcess(
     signal.addEventListener('abort', stop, { once: true });
     child.on('message', (message: ScanProcessMessage) => {
       if (message.type === 'progress') onProgress(message.done, message.total);
-      else if (message.type === 'result') settled = message.outcome;
+      else if (message.type === 'result')
+        settled = {
+          outcome: message.outcome,
+          commitsScanned: message.commitsScanned,
+          markdown: message.markdown,
+        };
       else
         settled = message.scanError
           ? new ScanError(message.code, message.message)

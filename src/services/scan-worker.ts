@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ScanError } from '../scanner/index.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
+import { AppApiError } from './app-a/api-client.js';
+import type { AppScanRunner } from './app-a/app-scan.js';
 import { loggableName } from './errors.js';
 import { CloneError } from './scan-clone.js';
 import { removeLeftovers } from './scan-leftovers.js';
@@ -28,6 +30,8 @@ export interface ScanWorkerOptions {
   sizeCheckMs?: number;
   /** The scan itself; tests replace it to hold a scan still. */
   run?: typeof runScan;
+  /** The platform A application's scans (jobs with an `appJob`); absent when it is not configured. */
+  app?: AppScanRunner;
 }
 
 export interface ScanWorker {
@@ -122,7 +126,8 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
   const { queue, logger } = options;
   const maxAttempts = options.maxAttempts ?? 3;
   if (job.attempt > maxAttempts) {
-    await queue.fail(job.id, `the scan was interrupted ${maxAttempts} times and is not retried`);
+    const reason = `the scan was interrupted ${maxAttempts} times and is not retried`;
+    if (await queue.fail(job.id, reason)) await options.app?.failed(job, reason);
     logger.warn({ scan: job.id, attempt: job.attempt }, 'scan given up');
     return;
   }
@@ -158,17 +163,32 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
   logger.info({ scan: job.id, attempt: job.attempt }, 'scan started');
   let scanning: Promise<ScanOutcome> | undefined;
   try {
-    scanning = (options.run ?? runScan)({
-      url: job.url,
-      dir,
-      maxBytes: options.maxBytes,
-      signal,
-      sizeCheckMs: options.sizeCheckMs,
-      progressMs,
-      onProgress: (done, total) => {
-        progress = { done, total };
-      },
-    });
+    const onProgress = (done: number, total: number) => {
+      progress = { done, total };
+    };
+    scanning =
+      job.appJob === null
+        ? (options.run ?? runScan)({
+            url: job.url,
+            dir,
+            maxBytes: options.maxBytes,
+            signal,
+            sizeCheckMs: options.sizeCheckMs,
+            progressMs,
+            onProgress,
+          })
+        : runAppJob(job, options, {
+            dir,
+            maxBytes: options.maxBytes,
+            signal,
+            progressMs,
+            onProgress,
+            recordCheckRun: async (checkRunId) => {
+              const recorded = await queue.recordCheckRun(job.id, checkRunId);
+              held(recorded);
+              return recorded;
+            },
+          });
     const outcome = await untilAborted(scanning, signal);
     await writeProgress();
     if (signal.aborted) throw signal.reason;
@@ -190,6 +210,7 @@ async function runJob(job: ScanJob, controller: AbortController, options: ScanWo
           ? `the scan took longer than ${options.timeoutMs / 1000} s`
           : failureReason(e, logger, job);
       await settle(job, () => queue.fail(job.id, reason), signal, 'failed', started, options, reason);
+      if (job.appJob !== null) await options.app?.failed(job, reason);
     }
   } finally {
     clearTimeout(timeout);
@@ -237,9 +258,31 @@ async function settle(
   }
 }
 
+/** An application scan, or its failure when this instance was not configured for the application. */
+function runAppJob(
+  job: ScanJob,
+  options: ScanWorkerOptions,
+  context: Parameters<AppScanRunner['run']>[1],
+): Promise<ScanOutcome> {
+  if (options.app === undefined) {
+    return Promise.reject(new AppNotConfigured());
+  }
+  return options.app.run(job, context);
+}
+
+class AppNotConfigured extends Error {
+  constructor() {
+    super('the platform A application is not configured on the instance that took this scan');
+    this.name = 'AppNotConfigured';
+  }
+}
+
 /** The reason a user sees: the clone's own words, the scanner's one-line kinds, else a generic one. */
 function failureReason(error: unknown, logger: Logger, job: ScanJob): string {
-  if (error instanceof CloneError) return error.message;
+  // These messages are one line and never hold a token or a secret.
+  if (error instanceof CloneError || error instanceof AppApiError || error instanceof AppNotConfigured) {
+    return error.message;
+  }
   if (error instanceof ScanError) {
     // The scanner's messages name temp paths: logged, not shown.
     logger.warn({ scan: job.id, error: error.message }, 'scanner error');

@@ -5,6 +5,7 @@ import { CompiledQuery, type Dialect, Kysely, Migrator, PostgresDialect, SqliteD
 import pg from 'pg';
 import { KyselyAccounts } from './kysely/accounts.js';
 import { KyselyApiKeys } from './kysely/api-keys.js';
+import { KyselyAppRepositories } from './kysely/app-repositories.js';
 import { KyselyCredentials } from './kysely/credentials.js';
 import { KyselyHookDecisions } from './kysely/hook-decisions.js';
 import { KyselyIdentities } from './kysely/identities.js';
@@ -68,6 +69,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     hookDecisions: new KyselyHookDecisions(db),
     registryCache: new KyselyRegistryCache(db),
     scans: new KyselyScans(db),
+    appRepositories: new KyselyAppRepositories(db),
     credentials: new KyselyCredentials(db),
     identities: new KyselyIdentities(db),
     sessions: new KyselySessions(db),

@@ -1,5 +1,6 @@
 export type { AccountRepository, Team, User } from './accounts.js';
 export type { ApiKeyRecord, ApiKeyRepository, KeyOwner } from './api-keys.js';
+export type { AppRepositoryStore } from './app-repositories.js';
 export type { CredentialRepository } from './credentials.js';
 export { type OpenStorageOptions, openStorage } from './database.js';
 export { StoreError } from './errors.js';

@@ -42,6 +42,44 @@ for (const dialect of DIALECTS) {
       }
     }
 
+    it('queues one application scan per delivery, seen by no user, its check run recorded by the holder', async () => {
+      await withFreshDatabase(async (fresh, user) => {
+        const input = {
+          url: 'https://github.com/acme/app',
+          appJob: '{"x":1}',
+          deliveryId: 'd-1',
+          at: at('2026-03-01T10:00:00Z'),
+        };
+        const id = await fresh.storage.scans.createAppScan(input);
+        expect(id).toEqual(expect.any(String));
+        expect(await fresh.storage.scans.createAppScan({ ...input, appJob: '{"x":2}' })).toBeNull();
+        expect(await fresh.storage.scans.listScans({ userId: user, teamId: null }, 10)).toEqual([]);
+        expect(await fresh.storage.scans.findScan(id ?? '', { userId: user, teamId: null })).toBeNull();
+
+        const claimed = await fresh.storage.scans.claimNextScan('w', at('2026-03-01T10:00:01Z'), LEASE_MS);
+        expect(claimed).toEqual({ id, url: input.url, attempt: 1, appJob: '{"x":1}', checkRunId: null });
+        expect(await fresh.storage.scans.recordCheckRun(id ?? '', 'someone-else', '9')).toBe(false);
+        expect(await fresh.storage.scans.recordCheckRun(id ?? '', 'w', '9')).toBe(true);
+        await fresh.storage.scans.releaseScan(id ?? '', 'w');
+        const again = await fresh.storage.scans.claimNextScan('v', at('2026-03-01T10:00:02Z'), LEASE_MS);
+        expect(again).toMatchObject({ id, checkRunId: '9' });
+      });
+    });
+
+    it('keeps the repositories an installation covers, by case-insensitive name', async () => {
+      const repos = storage.appRepositories;
+      await repos.addRepositories(5, ['Acme/One', 'acme/two'], at('2026-03-01T10:00:00Z'));
+      expect(await repos.installationOf('ACME/one')).toBe(5);
+      // Moved to another installation (transferred): the newer one wins.
+      await repos.addRepositories(6, ['acme/two'], at('2026-03-01T10:00:00Z'));
+      expect(await repos.installationOf('acme/two')).toBe(6);
+      await repos.removeRepositories(5, ['acme/two']);
+      expect(await repos.installationOf('acme/two')).toBe(6);
+      await repos.removeInstallation(5);
+      expect(await repos.installationOf('acme/one')).toBeNull();
+      expect(await repos.installationOf('acme/two')).toBe(6);
+    });
+
     it('shows a scan to its user and their team, and to nobody else', async () => {
       const scan = await storage.scans.createScan({
         userId: ada,
@@ -71,8 +109,8 @@ for (const dialect of DIALECTS) {
         const now = at('2026-03-01T10:01:00Z');
         const a = await fresh.storage.scans.claimNextScan('worker-a', now, LEASE_MS);
         const b = await fresh.storage.scans.claimNextScan('worker-b', now, LEASE_MS);
-        expect(a).toEqual({ id: first.id, url: 'u1', attempt: 1 });
-        expect(b).toEqual({ id: second.id, url: 'u2', attempt: 1 });
+        expect(a).toEqual({ id: first.id, url: 'u1', attempt: 1, appJob: null, checkRunId: null });
+        expect(b).toEqual({ id: second.id, url: 'u2', attempt: 1, appJob: null, checkRunId: null });
         expect(await fresh.storage.scans.claimNextScan('worker-c', now, LEASE_MS)).toBeNull();
 
         // Only the holder writes.
@@ -138,6 +176,8 @@ for (const dialect of DIALECTS) {
           id: scan.id,
           url: 'u',
           attempt: 2,
+          appJob: null,
+          checkRunId: null,
         });
         expect(await fresh.storage.scans.renewScanLease(scan.id, 'dead', later, LEASE_MS)).toBe(false);
         expect(await fresh.storage.scans.recordScanProgress(scan.id, 'dead', 5, 5)).toBe(false);

@@ -9,7 +9,8 @@ export interface ScanViewer {
 
 export interface ScanRecord {
   id: string;
-  userId: number;
+  /** Null for a platform A application scan (it belongs to an installation; no user sees it). */
+  userId: number | null;
   teamId: number | null;
   url: string;
   status: ScanStatus;
@@ -31,6 +32,10 @@ export interface ClaimedScan {
   url: string;
   /** 1 on the first run, more when a worker died holding it. */
   attempt: number;
+  /** A platform A application scan's job (JSON, services/app-a reads it); null for a dashboard scan. */
+  appJob: string | null;
+  /** The check run an application scan reports to, once a run of it created one. */
+  checkRunId: string | null;
 }
 
 /**
@@ -40,6 +45,11 @@ export interface ClaimedScan {
  */
 export interface ScanRepository {
   createScan(input: { userId: number; teamId: number | null; url: string; at: Date }): Promise<ScanRecord>;
+  /**
+   * A platform A application scan asked for by webhook delivery `deliveryId`, queued; null when that
+   * delivery already asked for one (a redelivery is acknowledged, not scanned twice).
+   */
+  createAppScan(input: { url: string; appJob: string; deliveryId: string; at: Date }): Promise<string | null>;
   /** The scan if `viewer` may see it, else null (so another user's scan is not found). */
   findScan(id: string, viewer: ScanViewer): Promise<ScanRecord | null>;
   /** The scans `viewer` may see, newest first, without findings. */
@@ -75,6 +85,8 @@ export interface ScanRepository {
     at: Date,
   ): Promise<boolean>;
   failScan(id: string, owner: string, error: string, at: Date): Promise<boolean>;
+  /** Records the check run an application scan reports to (a later run reuses it). */
+  recordCheckRun(id: string, owner: string, checkRunId: string): Promise<boolean>;
   /** Puts a held scan back in the queue (a worker stopping); this run does not count as an attempt. */
   releaseScan(id: string, owner: string): Promise<boolean>;
 }

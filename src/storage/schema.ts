@@ -77,7 +77,8 @@ export interface RegistryCacheTable {
 export interface ScansTable {
   /** Random (UUID): ids appear in URLs, and a guessable one would tell how many scans exist. */
   id: string;
-  user_id: number;
+  /** Null for the platform A application's scans, which belong to an installation, not a user. */
+  user_id: number | null;
   team_id: number | null;
   url: string;
   status: 'queued' | 'running' | 'done' | 'failed' | 'canceled';
@@ -95,6 +96,19 @@ export interface ScansTable {
   attempt: Generated<number>;
   lease_owner: string | null;
   lease_until: NullableTimestamp;
+  /** JSON: what a platform A application scan is of (services/app-a); null for dashboard scans. */
+  app_job: string | null;
+  /** The webhook delivery that asked for the scan: unique, so a redelivery is not scanned twice. */
+  delivery_id: string | null;
+  /** The check run the scan reports to, once created. */
+  check_run_id: string | null;
+}
+
+export interface AppRepositoriesTable {
+  /** The full name (`owner/name`), lower case. */
+  repository: string;
+  installation_id: number | string;
+  added_at: Timestamp;
 }
 
 export interface IdentitiesTable {
@@ -124,6 +138,7 @@ export interface OAuthStatesTable {
 
 export interface Database {
   scans: ScansTable;
+  app_repositories: AppRepositoriesTable;
   identities: IdentitiesTable;
   sessions: SessionsTable;
   oauth_states: OAuthStatesTable;

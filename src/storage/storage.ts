@@ -1,5 +1,6 @@
 import type { AccountRepository } from './accounts.js';
 import type { ApiKeyRepository } from './api-keys.js';
+import type { AppRepositoryStore } from './app-repositories.js';
 import type { CredentialRepository } from './credentials.js';
 import type { HookDecisionRepository } from './hook-decisions.js';
 import type { IdentityRepository } from './identities.js';
@@ -21,6 +22,7 @@ export interface Storage {
   hookDecisions: HookDecisionRepository;
   registryCache: RegistryCacheRepository;
   scans: ScanRepository;
+  appRepositories: AppRepositoryStore;
   credentials: CredentialRepository;
   identities: IdentityRepository;
   sessions: SessionRepository;

@@ -19,6 +19,11 @@ export interface GitHttpServerOptions {
    * lowers it, since a real code host's git work would not run on the service's machine.
    */
   niceness?: number;
+  /**
+   * Whether a request's Authorization header may fetch (an installation token, as the platform A
+   * application sends it); a refused request answers 401 with a Basic challenge. Default: anyone.
+   */
+  authorize?: (authorization: string | undefined) => boolean;
 }
 
 /**
@@ -73,7 +78,10 @@ export class GitHttpServer {
       authorization: !!req.headers.authorization,
     });
     if (options.stall) return; // the socket stays open, nothing is ever sent
-    if (options.privateOwners?.includes(url.pathname.split('/')[1] ?? '')) {
+    if (
+      options.privateOwners?.includes(url.pathname.split('/')[1] ?? '') ||
+      (options.authorize !== undefined && !options.authorize(req.headers.authorization))
+    ) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
       return;
     }

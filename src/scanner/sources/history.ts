@@ -108,15 +108,33 @@ export async function scanCommitsByDiff(
   return unreadable;
 }
 
+/** A part of the history: the commits reachable from `tips` and from none of `exclude`. */
+export interface CommitRange {
+  tips: readonly string[];
+  exclude: readonly string[];
+}
+
 /**
- * Every commit reachable from any ref, once. `git rev-list --all` dies on a missing commit object;
- * then a slower walk lists what can be read, and the missing commits are unreadable from the start.
+ * Every commit reachable from any ref, once (or only a range's). `git rev-list --all` dies on a
+ * missing commit object; then a slower walk lists what can be read, and the missing commits are
+ * unreadable from the start. A range names its commits itself: one it cannot list is an error.
  */
-export async function listCommits(git: GitRunner): Promise<{ list: CommitList; missing: string[] }> {
-  const result = await runGit(git, ['rev-list', '--all']);
+export async function listCommits(
+  git: GitRunner,
+  range?: CommitRange,
+): Promise<{ list: CommitList; missing: string[] }> {
+  // `--end-of-options` keeps a range's revision from ever being read as an option.
+  const revisions =
+    range === undefined
+      ? ['--all']
+      : ['--end-of-options', ...range.tips, ...range.exclude.map((revision) => `^${revision}`)];
+  const result = await runGit(git, ['rev-list', ...revisions]);
   if (result.code === 0) {
     const nl = result.stdout.indexOf(0x0a);
     return { list: new CommitList(result.stdout, nl + 1), missing: [] };
+  }
+  if (range !== undefined) {
+    throw new ScanError('fatal', `cannot list the commits to scan: ${firstLine(result.stderr)}`);
   }
   const walked = await walkCommits(git);
   if (walked.commits.length === 0 && walked.missing.length === 0) {

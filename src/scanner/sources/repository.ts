@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { ScanError } from '../errors.js';
 import { parseIgnoreFile } from '../ignore.js';
 import { firstLine, type GitRunner, runGit } from './git.js';
@@ -23,6 +23,14 @@ export async function openRepository(path: string, binary: string, signal?: Abor
 export async function isShallow(git: GitRunner): Promise<boolean> {
   const result = await runGit(git, ['rev-parse', '--is-shallow-repository']);
   return result.stdout.toString('utf8').trim() === 'true';
+}
+
+/** The commits a shallow repository has without their parents (its `shallow` file); empty when complete. */
+export async function shallowBoundaries(git: GitRunner): Promise<Set<string>> {
+  const path = await runGit(git, ['rev-parse', '--path-format=absolute', '--git-path', 'shallow']);
+  const file = path.stdout.toString('utf8').trim();
+  const text = await readFile(file, 'latin1').catch(() => '');
+  return new Set(text.split('\n').filter((line) => line.length > 0));
 }
 
 export interface DefaultBranch {

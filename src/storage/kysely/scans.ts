@@ -46,6 +46,30 @@ export class KyselyScans implements ScanRepository {
     return toScan(row, true);
   }
 
+  async createAppScan(input: {
+    url: string;
+    appJob: string;
+    deliveryId: string;
+    at: Date;
+  }): Promise<string | null> {
+    const row = await this.db
+      .insertInto('scans')
+      .values({
+        id: randomUUID(),
+        user_id: null,
+        team_id: null,
+        url: input.url,
+        status: 'queued',
+        created_at: input.at.toISOString(),
+        app_job: input.appJob,
+        delivery_id: input.deliveryId,
+      })
+      .onConflict((oc) => oc.column('delivery_id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row?.id ?? null;
+  }
+
   async findScan(id: string, viewer: ScanViewer): Promise<ScanRecord | null> {
     const row = await this.db
       .selectFrom('scans')
@@ -79,7 +103,20 @@ export class KyselyScans implements ScanRepository {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((row) => toScan({ ...row, findings: null, lease_owner: null, lease_until: null }, false));
+    return rows.map((row) =>
+      toScan(
+        {
+          ...row,
+          findings: null,
+          lease_owner: null,
+          lease_until: null,
+          app_job: null,
+          delivery_id: null,
+          check_run_id: null,
+        },
+        false,
+      ),
+    );
   }
 
   async claimNextScan(owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | null> {
@@ -106,9 +143,9 @@ export class KyselyScans implements ScanRepository {
           .$if(this.postgres, (qb) => qb.forUpdate().skipLocked()),
       )
       .where(claimable)
-      .returning(['id', 'url', 'attempt'])
+      .returning(CLAIMED_COLUMNS)
       .executeTakeFirst();
-    return row ? { id: row.id, url: row.url, attempt: Number(row.attempt) } : null;
+    return row ? toClaimed(row) : null;
   }
 
   async cancelScan(id: string, viewer: ScanViewer, at: Date): Promise<boolean> {
@@ -128,9 +165,9 @@ export class KyselyScans implements ScanRepository {
       .set(this.claimed(owner, now, leaseMs))
       .where('id', '=', id)
       .where('status', 'in', ['queued', 'running'])
-      .returning(['id', 'url', 'attempt'])
+      .returning(CLAIMED_COLUMNS)
       .executeTakeFirst();
-    return row ? { id: row.id, url: row.url, attempt: Number(row.attempt) } : null;
+    return row ? toClaimed(row) : null;
   }
 
   async listUnheldScanIds(now: Date, limit: number): Promise<string[]> {
@@ -198,6 +235,10 @@ export class KyselyScans implements ScanRepository {
     });
   }
 
+  async recordCheckRun(id: string, owner: string, checkRunId: string): Promise<boolean> {
+    return this.heldWrite(id, owner, { check_run_id: checkRunId });
+  }
+
   async releaseScan(id: string, owner: string): Promise<boolean> {
     return this.heldWrite(id, owner, {
       status: 'queued',
@@ -232,6 +273,18 @@ function visibleTo(eb: Scans, viewer: ScanViewer) {
   return viewer.teamId === null
     ? eb('user_id', '=', viewer.userId)
     : eb.or([eb('user_id', '=', viewer.userId), eb('team_id', '=', viewer.teamId)]);
+}
+
+const CLAIMED_COLUMNS = ['id', 'url', 'attempt', 'app_job', 'check_run_id'] as const;
+
+function toClaimed(row: Pick<Selectable<ScansTable>, (typeof CLAIMED_COLUMNS)[number]>): ClaimedScan {
+  return {
+    id: row.id,
+    url: row.url,
+    attempt: Number(row.attempt),
+    appJob: row.app_job,
+    checkRunId: row.check_run_id,
+  };
 }
 
 const dateOrNull = (value: Date | string | null) => (value === null ? null : toDate(value));

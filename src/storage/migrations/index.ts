@@ -3,6 +3,7 @@ import * as initial from './001-initial.js';
 import * as hooks from './002-hooks.js';
 import * as accountsWeb from './003-accounts-web.js';
 import * as scans from './004-scans.js';
+import * as appA from './005-app-a.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-accounts-web': accountsWeb,
   // Built in parallel with 003; unordered migrations (database.ts) let either land first.
   '004-scans': scans,
+  '005-app-a': appA,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,156 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { CommitRange } from '../../scanner/index.js';
+import { CloneError, runGitTransfer } from '../scan-clone.js';
+import type { AppScanJob } from './job.js';
+
+const run = promisify(execFile);
+
+export interface FetchCommitsOptions {
+  job: AppScanJob;
+  /** The repository's git URL (`SVC_CODEHOST_GIT_URL/owner/name.git`). */
+  url: string;
+  /** A directory that does not exist yet: the bare repository goes there. */
+  into: string;
+  emptyHome: string;
+  maxBytes: number;
+  signal: AbortSignal;
+  /** The Authorization header value for git (the installation token, as Basic credentials). */
+  authorization: () => Promise<string>;
+  /** Called when the host refused the token: the next `authorization()` must be a new one. */
+  onRefused: () => void;
+}
+
+export interface FetchedCommits {
+  /** What to scan: the job's head, minus every excluded tip that could be fetched. */
+  range: CommitRange;
+  /** The default branch as fetched (for `.svcignore`), or undefined when it has none. */
+  defaultBranchRef: string | undefined;
+  /** How many commits the repository holds here: the fetch's whole cost, for the log. */
+  commitsFetched: number;
+  /** Excluded tips the host no longer has (a force-push removed them). */
+  unavailable: string[];
+}
+
+const FIRST_DEPTH = 2;
+
+/**
+ * Fetches only what a scan of the job's commits needs, never the whole history: the head with its
+ * parents (depth 2), each excluded tip and the default branch's tip (depth 1), then deeper, doubling
+ * each time, only while some commit of the range is still cut off from its parents (a shallow
+ * boundary: it would read as adding every line of every file). A one-commit push into a history of
+ * any length costs two commits' objects. An excluded tip that cannot be fetched (a force-push removed
+ * it) is left out, and the default branch's tip stands in for it.
+ */
+export async function fetchCommits(options: FetchCommitsOptions): Promise<FetchedCommits> {
+  const { job, into } = options;
+  await run('git', ['init', '--quiet', '--bare', into], { env: gitEnv(options.emptyHome) });
+  const fetch = (args: string[]) => transfer(options, ['-C', into, 'fetch', '--quiet', '--no-tags', ...args]);
+
+  const defaultRef = `refs/remotes/origin/${job.defaultBranch}`;
+  const hasDefault = await fetch([
+    '--depth=1',
+    options.url,
+    `+refs/heads/${job.defaultBranch}:${defaultRef}`,
+  ]).then(
+    () => true,
+    (e) => tolerated(e, false),
+  );
+  const excluded: string[] = [];
+  const unavailable: string[] = [];
+  for (const [i, sha] of job.exclude.entries()) {
+    const fetched = await fetch(['--depth=1', options.url, `+${sha}:refs/svc/exclude/${i}`]).then(
+      () => true,
+      (e) => tolerated(e, false),
+    );
+    (fetched ? excluded : unavailable).push(sha);
+  }
+  // The head last: a depth-1 fetch of a tip it shares (a push to the default branch) would cut the
+  // head off from its parents again.
+  await fetch([`--depth=${FIRST_DEPTH}`, options.url, `+${job.head}:refs/svc/head`]);
+  // Commits already on the default branch are not new, unless the default branch is what was pushed.
+  if (hasDefault && !job.onDefaultBranch) excluded.push(defaultRef);
+  const range: CommitRange = { tips: [job.head], exclude: excluded };
+
+  const wants = [
+    `+${job.head}:refs/svc/head`,
+    ...(hasDefault ? [`+refs/heads/${job.defaultBranch}:${defaultRef}`] : []),
+  ];
+  for (let depth = FIRST_DEPTH; ; depth *= 2) {
+    const boundary = await shallowBoundary(into);
+    if (!(await cutOff(into, range, boundary))) break;
+    await fetch([`--deepen=${depth}`, options.url, ...wants]);
+    // A host that cannot deepen would loop for ever: the scan then says its history is incomplete.
+    if ((await shallowBoundary(into)).join() === boundary.join()) break;
+  }
+  const count = await run('git', ['-C', into, 'rev-list', '--count', '--all'], {
+    env: gitEnv(options.emptyHome),
+  });
+  return {
+    range,
+    defaultBranchRef: hasDefault ? defaultRef : undefined,
+    commitsFetched: Number(count.stdout.trim()),
+    unavailable,
+  };
+}
+
+/** A git transfer with the token; a refusal of the token is retried once with a new one. */
+async function transfer(options: FetchCommitsOptions, command: string[]): Promise<void> {
+  const attempt = async () =>
+    runGitTransfer({
+      url: options.url,
+      into: options.into,
+      emptyHome: options.emptyHome,
+      maxBytes: options.maxBytes,
+      signal: options.signal,
+      command,
+      authorization: await options.authorization(),
+    });
+  try {
+    await attempt();
+  } catch (e) {
+    // The host answers a refused token as it answers a missing repository: renew and ask once more.
+    if (!(e instanceof CloneError) || e.reason !== 'not-found') throw e;
+    options.onRefused();
+    await attempt();
+  }
+}
+
+/** A fetch of an optional tip may fail (gone, or an empty repository); anything else may not. */
+function tolerated<T>(e: unknown, value: T): T {
+  if (e instanceof CloneError && (e.reason === 'not-found' || e.reason === 'failed')) return value;
+  throw e;
+}
+
+/** The commits this repository has without their parents (its `shallow` file), sorted. */
+async function shallowBoundary(repo: string): Promise<string[]> {
+  const text = await readFile(join(repo, 'shallow'), 'latin1').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
+}
+
+/** Whether a commit of the range lacks its parents here. */
+async function cutOff(repo: string, range: CommitRange, boundary: string[]): Promise<boolean> {
+  if (boundary.length === 0) return false;
+  const cut = new Set(boundary);
+  const listed = await run(
+    'git',
+    ['-C', repo, 'rev-list', '--end-of-options', ...range.tips, ...range.exclude.map((r) => `^${r}`)],
+    { maxBuffer: 1 << 30, env: gitEnv('') },
+  );
+  return listed.stdout.split('\n').some((sha) => cut.has(sha));
+}
+
+function gitEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+  };
+}
