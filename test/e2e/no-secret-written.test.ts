@@ -1,7 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signatureOf } from '../../src/services/app-a/signature.js';
+import { FakeCodehostA } from '../helpers/fake-codehost-a.js';
 import { FakeProviders } from '../helpers/fake-providers.js';
 import { FakeRegistries } from '../helpers/fake-registries.js';
 import {
@@ -23,7 +26,7 @@ import { CLI, runSvc } from '../helpers/svc-cli.js';
  * Issue 16: distinctive fake secrets are planted in repositories, hook commands, MCP documents and
  * bad requests; every entry point is driven (svc scan in every report format with a cache and
  * credential checks against a loopback fake, svc check-command, and svc serve's hooks, MCP tools,
- * dashboard scans and error paths); then every byte the product wrote (reports, the cache, the
+ * dashboard scans, the platform A application's scan of a push and error paths); then every byte the product wrote (reports, the cache, the
  * processes' stdout and stderr, the service's log, its SQLite files, and everything under the temp
  * and home directories the processes were given) is searched for each secret, raw, base64 and
  * URL-encoded. Positive checks prove the product did see each secret, so the search is not vacuous.
@@ -69,6 +72,13 @@ const CLI_REPO = {
   branchToken: plant('svc scan: code-host token on another branch', fakeCodehostToken(1609)),
 };
 const CLI_KEY = privateKey('svc scan: private key', 1610);
+
+// The repository the platform A application scans after a push: its token is live (checked).
+const APP_REPO = {
+  codehost: plant('application: code-host token in code (checked: active)', fakeCodehostToken(2401)),
+  payment: plant('application: payment live key in code', fakePaymentKey(2402)),
+};
+const APP_SECRET = 'no-secret-webhook-secret-0123';
 
 // The repository the service clones over loopback HTTP (dashboard scan and MCP scan_repository).
 const SERVED_REPO = {
@@ -152,6 +162,9 @@ let serviceHome: string;
 let providers: FakeProviders;
 let registries: FakeRegistries;
 let git: GitHttpServer;
+let appApi: FakeCodehostA;
+const appKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+let appHead = '';
 let cliRepo: TestRepo;
 let servedUrl: string;
 
@@ -177,6 +190,7 @@ const seen = {
   scanSecrets: [] as Record<string, unknown>[],
   checkCommands: [] as Record<string, unknown>[],
   dashboardScan: null as ScanView | null,
+  appCheckRun: null as ReturnType<FakeCodehostA['checkRuns']>[number] | null,
   mcpScan: null as ScanView | null,
   /** Answers to the requests that carried a secret where none belongs: status, headers and body. */
   refused: [] as { what: string; secret: string; expected: number; status: number; text: string }[],
@@ -249,6 +263,24 @@ function publishServedRepo(server: GitHttpServer): string {
     repo.commitFiles({ 'src/notify.js': `const chat = "${SERVED_REPO.chat}";\n` }, 'notify');
     repo.git('checkout', '-q', 'main');
     return server.publish(repo.dir, 'octo', 'planted');
+  } finally {
+    repo.cleanup();
+  }
+}
+
+function publishAppRepo(server: GitHttpServer): string {
+  const repo = new TestRepo();
+  try {
+    repo.commitFiles({ 'README.md': '# app\n' }, 'start');
+    repo.commitFiles(
+      {
+        'src/release.js': `const gh = '${APP_REPO.codehost}';\n`,
+        'src/pay.js': `const key = "${APP_REPO.payment}";\n`,
+      },
+      'release',
+    );
+    server.publish(repo.dir, 'octo', 'app-planted');
+    return repo.head();
   } finally {
     repo.cleanup();
   }
@@ -390,6 +422,12 @@ async function driveService(): Promise<void> {
       SVC_RATE_LIMIT_SCAN_START: '1000',
       ...registries.env,
       ...providers.env,
+      // The platform A application: its API (which also checks code-host tokens) and git host.
+      SVC_APP_A_ID: '99',
+      SVC_APP_A_PRIVATE_KEY: appKeys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      SVC_APP_A_WEBHOOK_SECRET: APP_SECRET,
+      SVC_CODEHOST_API_URL: appApi.url,
+      SVC_CODEHOST_GIT_URL: git.origin,
     },
     'paid',
     { capture: true },
@@ -398,6 +436,7 @@ async function driveService(): Promise<void> {
     await driveHooks(service.base, service.key);
     await driveMcp(service.base, service.key);
     await driveDashboardScan(service.base, service.key);
+    await driveAppScan(service.base);
     await driveRefusals(service.base, service.key);
     // A copy of the data and temp directories as they are while running: the WAL and SHM files
     // are folded into the database and removed when the service closes it.
@@ -499,6 +538,53 @@ async function driveDashboardScan(base: string, key: string): Promise<void> {
   seen.dashboardScan = await untilEnded(
     async () => (await (await fetch(`${base}/api/scans/${id}`, { headers })).json()) as ScanView,
   );
+}
+
+/** The platform A application: installed on the repository, then a push of its history. */
+async function driveAppScan(base: string): Promise<void> {
+  const deliver = async (event: string, payload: unknown, delivery: string) => {
+    const body = JSON.stringify(payload);
+    const res = await fetch(`${base}/api/apps/codehost-a/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-codehosta-event': event,
+        'x-codehosta-delivery': delivery,
+        'x-hub-signature-256': signatureOf(APP_SECRET, body),
+      },
+      body,
+    });
+    if (res.status !== 202) throw new Error(`webhook ${event}: ${res.status} ${await res.text()}`);
+  };
+  const installation = { id: 5 };
+  await deliver(
+    'installation',
+    { action: 'created', installation, repositories: [{ full_name: 'octo/app-planted' }] },
+    'd-install',
+  );
+  await deliver(
+    'push',
+    {
+      ref: 'refs/heads/main',
+      before: '0'.repeat(40),
+      after: appHead,
+      repository: { full_name: 'octo/app-planted', default_branch: 'main' },
+      installation,
+    },
+    'd-push',
+  );
+  const deadline = Date.now() + 60_000;
+  while (seen.appCheckRun === null && Date.now() < deadline) {
+    seen.appCheckRun =
+      appApi.checkRuns().find((r) => r.head_sha === appHead && r.status === 'completed') ?? null;
+    await sleep(100);
+  }
+  // What the service sent the platform (check runs), apart from the credential check, whose
+  // Authorization header is the checked token by design.
+  const sent = appApi.requests
+    .filter((r) => r.path !== '/rate_limit')
+    .map((r) => ({ ...r, headers: undefined }));
+  streams.push({ name: 'platform A API requests', bytes: Buffer.from(JSON.stringify(sent)) });
 }
 
 /** Requests carrying a secret where none belongs: each is refused (or allowed, for a hook) without echo. */
@@ -635,6 +721,9 @@ beforeAll(async () => {
     .addPackage('PyPI', 'requests', { versions: { '2.31.0': old } });
   git = await GitHttpServer.start();
   servedUrl = publishServedRepo(git);
+  appApi = await FakeCodehostA.start({ appId: '99', publicKey: appKeys.publicKey });
+  appApi.liveCredentials.add(APP_REPO.codehost);
+  appHead = publishAppRepo(git);
   cliRepo = buildCliRepo();
 
   // Independent of each other: the command line and the service run side by side.
@@ -645,6 +734,7 @@ afterAll(async () => {
   await providers?.stop();
   await registries?.stop();
   await git?.stop();
+  await appApi?.close();
   cliRepo?.cleanup();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -782,6 +872,17 @@ describe('the product saw every planted secret', () => {
   });
 });
 
+describe('the platform A application saw its planted secrets', () => {
+  it('failed the check run, the live token ACTIVE, each finding annotated by its masked value', () => {
+    const run = seen.appCheckRun;
+    expect(run?.conclusion).toBe('failure');
+    expect(run?.output.summary).toContain('ACTIVE');
+    const messages = (run?.annotations ?? []).map((a) => a as { path: string; message: string });
+    expect(messages.map((a) => a.path).sort()).toEqual(['src/pay.js', 'src/release.js']);
+    expect(messages.find((a) => a.path === 'src/release.js')?.message).toContain(masked(APP_REPO.codehost));
+  });
+});
+
 describe('requests that carry a secret where none belongs', () => {
   const labelOf = (secret: string) => PLANTED.find((p) => p.value === secret)?.label;
   it.each(
@@ -853,6 +954,7 @@ describe('every byte the product wrote', () => {
       'data/svc.db',
       'data (running)/svc.db-wal',
       'svc serve stdout+stderr (log)',
+      'platform A API requests',
     ]) {
       expect(names).toContain(expected);
     }
