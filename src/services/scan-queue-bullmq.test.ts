@@ -79,7 +79,9 @@ for (const dialect of DIALECTS) {
         await a.enqueue(id); // twice: still one job
         const [first, second] = await Promise.all([a.claim(), b.claim()]);
         const claimed = [first, second].filter((j) => j !== null);
-        expect(claimed).toEqual([{ id, url: 'https://x.test/o/r', attempt: 1, appJob: null, checkRunId: null }]);
+        expect(claimed).toEqual([
+          { id, url: 'https://x.test/o/r', attempt: 1, appJob: null, checkRunId: null },
+        ]);
         const holder = first === null ? b : a;
         const other = first === null ? a : b;
         expect(await holder.renew(id)).toBe(true);
