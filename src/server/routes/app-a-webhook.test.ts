@@ -75,7 +75,8 @@ function deliver(
 async function published(name: string, options: { install?: boolean } = {}) {
   const repo = new TestRepo();
   repos.push(repo);
-  repo.commitFiles({ 'README.md': '# project\n' });
+  // Each repository's own first commit: tests find their check run by commit id.
+  repo.commitFiles({ 'README.md': `# ${name}\n` });
   repo.git('init', '-q', '--bare', git.pathOf('acme', name));
   const fullName = `acme/${name}`;
   if (options.install !== false) {
@@ -325,6 +326,17 @@ describe('scans of pushes and pull requests', () => {
     const run = await completedCheckRun(rewritten);
     expect(run.conclusion).toBe('failure');
     expect(run.output.title).toBe('1 secret in code (1 new commit)');
+  });
+
+  it('completes the check run as neutral, with the reason, when the repository cannot be fetched', async () => {
+    const { repo, fullName } = await published('vanished');
+    // Never pushed: the host has no such commit.
+    const head = repo.head();
+    await deliver('push', pushPayload(fullName, ZERO, head));
+    const run = await completedCheckRun(head);
+    expect(run.conclusion).toBe('neutral');
+    expect(run.output.summary).toContain('could not be fetched');
+    expect(api.checkRuns().filter((r) => r.head_sha === head)).toHaveLength(1);
   });
 
   it('renews an expired installation token and retries the platform answering 502 and 429', async () => {

@@ -45,6 +45,8 @@ export interface AppScanRunner {
  */
 export function createAppScanRunner(options: AppScanRunnerOptions): AppScanRunner {
   const { api, logger } = options;
+  // Check runs created by runs in progress here: a run that then fails completes its own check run.
+  const createdHere = new Map<string, string>();
 
   async function run(job: ScanJob, context: AppScanContext): Promise<ScanOutcome> {
     const app = jobOf(job);
@@ -65,6 +67,7 @@ export function createAppScanRunner(options: AppScanRunnerOptions): AppScanRunne
         context.signal,
       );
       checkRunId = created.id;
+      createdHere.set(job.id, String(checkRunId));
       await context.recordCheckRun(String(checkRunId));
     }
 
@@ -81,7 +84,8 @@ export function createAppScanRunner(options: AppScanRunnerOptions): AppScanRunne
         basicAuthorization(await api.installationToken(app.installationId, context.signal)),
       onRefused: () => api.forgetToken(app.installationId),
     }).catch((e: unknown) => {
-      throw e instanceof CloneError && e.reason === 'not-found'
+      // The clone's words speak of public repositories: here a token was used, and a commit may be gone.
+      throw e instanceof CloneError && (e.reason === 'not-found' || e.reason === 'failed')
         ? new CloneError(
             'not-found',
             'the repository or its commits could not be fetched with the installation token',
@@ -114,6 +118,7 @@ export function createAppScanRunner(options: AppScanRunnerOptions): AppScanRunne
     );
     const result = checkRunResult(outcome, markdown, commitsScanned);
     await publishCheckRun(api, app.installationId, repo, checkRunId, result, context.signal);
+    createdHere.delete(job.id);
     logger.info(
       {
         scan: job.id,
@@ -133,9 +138,11 @@ export function createAppScanRunner(options: AppScanRunnerOptions): AppScanRunne
     if (app === null) return;
     const repo = ownerAndName(app.repository);
     const { conclusion, output } = failedCheckRun(reason);
+    const checkRunId = job.checkRunId ?? createdHere.get(job.id) ?? null;
+    createdHere.delete(job.id);
     try {
-      if (job.checkRunId !== null) {
-        await api.updateCheckRun(app.installationId, repo, Number(job.checkRunId), {
+      if (checkRunId !== null) {
+        await api.updateCheckRun(app.installationId, repo, Number(checkRunId), {
           status: 'completed',
           conclusion,
           completed_at: new Date().toISOString(),
