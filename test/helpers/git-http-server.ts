@@ -92,6 +92,10 @@ export class GitHttpServer {
         GIT_HTTP_EXPORT_ALL: '1',
         GIT_CONFIG_NOSYSTEM: '1',
         GIT_CONFIG_GLOBAL: '/dev/null',
+        // Partial fetches (`--filter=blob:none`), as the big code hosts allow them.
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
+        GIT_CONFIG_VALUE_0: 'true',
         PATH_INFO: decodeURIComponent(url.pathname),
         QUERY_STRING: url.search.slice(1),
         REQUEST_METHOD: req.method ?? 'GET',

@@ -123,6 +123,7 @@ export function createAppScanRunner(options: AppScanRunnerOptions): AppScanRunne
       {
         scan: job.id,
         commitsFetched: fetched.commitsFetched,
+        blobsFetched: fetched.blobsFetched,
         conclusion: result.conclusion,
         annotations: result.annotationBatches.flat().length,
         fetchMs: fetchedMs,

@@ -103,7 +103,10 @@ export function failedCheckRun(reason: string): { conclusion: 'neutral'; output:
   };
 }
 
-/** Completes the check run with the result, then adds the remaining annotations 50 at a time. */
+/**
+ * Sends the annotations 50 at a time, and completes the check run with the last request: a check run
+ * the platform shows as completed already has every annotation.
+ */
 export async function publishCheckRun(
   api: AppApi,
   installationId: number,
@@ -112,25 +115,17 @@ export async function publishCheckRun(
   result: CheckRunResult,
   signal?: AbortSignal,
 ): Promise<void> {
-  const [first = [], ...rest] = result.annotationBatches;
-  await api.updateCheckRun(
-    installationId,
-    repo,
-    checkRunId,
-    {
-      status: 'completed',
-      conclusion: result.conclusion,
-      completed_at: new Date().toISOString(),
-      output: { ...result.output, annotations: first },
-    },
-    signal,
-  );
-  for (const batch of rest) {
+  const batches = result.annotationBatches.length === 0 ? [[]] : result.annotationBatches;
+  for (const [i, annotations] of batches.entries()) {
+    const last = i === batches.length - 1;
+    const completion = last
+      ? { status: 'completed', conclusion: result.conclusion, completed_at: new Date().toISOString() }
+      : {};
     await api.updateCheckRun(
       installationId,
       repo,
       checkRunId,
-      { output: { ...result.output, annotations: batch } },
+      { ...completion, output: { ...result.output, annotations } },
       signal,
     );
   }

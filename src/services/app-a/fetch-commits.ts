@@ -30,11 +30,16 @@ export interface FetchedCommits {
   defaultBranchRef: string | undefined;
   /** How many commits the repository holds here: the fetch's whole cost, for the log. */
   commitsFetched: number;
+  /** How many file versions were fetched: those the range's commits add, change or remove. */
+  blobsFetched: number;
   /** Excluded tips the host no longer has (a force-push removed them). */
   unavailable: string[];
 }
 
 const FIRST_DEPTH = 2;
+/** Object ids per fetch of blobs: well within a command line's length. */
+const BLOBS_PER_FETCH = 2000;
+const NO_OBJECT = '0'.repeat(40);
 
 /**
  * Fetches only what a scan of the job's commits needs, never the whole history: the head with its
@@ -47,7 +52,10 @@ const FIRST_DEPTH = 2;
 export async function fetchCommits(options: FetchCommitsOptions): Promise<FetchedCommits> {
   const { job, into } = options;
   await run('git', ['init', '--quiet', '--bare', into], { env: gitEnv(options.emptyHome) });
-  const fetch = (args: string[]) => transfer(options, ['-C', into, 'fetch', '--quiet', '--no-tags', ...args]);
+  // Commits and trees only: a tip's files would cost as much as the whole tree of the repository. The
+  // blobs the scan reads are fetched by id at the end.
+  const fetch = (args: string[]) =>
+    transfer(options, ['-C', into, 'fetch', '--quiet', '--no-tags', '--filter=blob:none', ...args]);
 
   const defaultRef = `refs/remotes/origin/${job.defaultBranch}`;
   const hasDefault = await fetch([
@@ -85,6 +93,28 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
     // A host that cannot deepen would loop for ever: the scan then says its history is incomplete.
     if ((await shallowBoundary(into)).join() === boundary.join()) break;
   }
+  const blobs = await blobsToRead(into, range, hasDefault ? defaultRef : undefined);
+  for (let i = 0; i < blobs.length; i += BLOBS_PER_FETCH) {
+    // Without negotiation: the host would leave out blobs reachable from the commits we already have.
+    await transfer(options, [
+      '-c',
+      'fetch.negotiationAlgorithm=noop',
+      '-C',
+      into,
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--filter=blob:none',
+      options.url,
+      ...blobs.slice(i, i + BLOBS_PER_FETCH),
+    ]);
+  }
+  // The fetch made the host a promisor (git would fetch a missing object from it on demand); the scan
+  // must never reach the network, so the mark goes.
+  await run('git', ['-C', into, 'config', '--remove-section', `remote.${options.url}`], {
+    env: gitEnv(options.emptyHome),
+  }).catch(() => {});
   const count = await run('git', ['-C', into, 'rev-list', '--count', '--all'], {
     env: gitEnv(options.emptyHome),
   });
@@ -92,6 +122,7 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
     range,
     defaultBranchRef: hasDefault ? defaultRef : undefined,
     commitsFetched: Number(count.stdout.trim()),
+    blobsFetched: blobs.length,
     unavailable,
   };
 }
@@ -122,6 +153,53 @@ async function transfer(options: FetchCommitsOptions, command: string[]): Promis
 function tolerated<T>(e: unknown, value: T): T {
   if (e instanceof CloneError && (e.reason === 'not-found' || e.reason === 'failed')) return value;
   throw e;
+}
+
+/**
+ * The blobs the scan reads: both sides of every file the range's commits change (merges: each
+ * parent's, as the combined diff compares them), and the default branch's `.svcignore`.
+ */
+async function blobsToRead(
+  repo: string,
+  range: CommitRange,
+  defaultRef: string | undefined,
+): Promise<string[]> {
+  const listed = await run(
+    'git',
+    [
+      '-C',
+      repo,
+      'log',
+      '--format=',
+      '--raw',
+      '-c',
+      '--no-renames',
+      '--no-abbrev',
+      '--end-of-options',
+      ...range.tips,
+      ...range.exclude.map((r) => `^${r}`),
+    ],
+    { maxBuffer: 1 << 30, env: gitEnv('') },
+  );
+  const blobs = new Set<string>();
+  for (const line of listed.stdout.split('\n')) {
+    if (!line.startsWith(':')) continue;
+    // `:100644 100644 <old> <new> M\tpath`, or with one more mode and id per parent for a merge.
+    const fields = line.slice(0, line.indexOf('\t')).split(' ');
+    for (const field of fields) if (/^[0-9a-f]{40}$/.test(field) && field !== NO_OBJECT) blobs.add(field);
+  }
+  if (defaultRef !== undefined) {
+    const ignore = await run(
+      'git',
+      ['-C', repo, 'rev-parse', '--verify', '--quiet', `${defaultRef}:.svcignore`],
+      {
+        env: gitEnv(''),
+      },
+    ).catch(() => null);
+    const id = ignore?.stdout.trim() ?? '';
+    if (/^[0-9a-f]{40}$/.test(id)) blobs.add(id);
+  }
+  return [...blobs];
 }
 
 /** The commits this repository has without their parents (its `shallow` file), sorted. */
