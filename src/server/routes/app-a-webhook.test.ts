@@ -252,11 +252,11 @@ describe('scans of pushes and pull requests', () => {
     const run = await completedCheckRun(after);
     expect(run.conclusion).toBe('success');
     expect(run.output.title).toBe('No secrets in 1 new commit');
-    // The fetch brought the pushed commit and its parent (and the default branch's tip), not 62 commits.
+    // The fetch brought the pushed commit and two of its ancestors (depth 2 from each tip), not 62 commits.
     const reported = t.logs
       .map((line) => JSON.parse(line) as { msg: string; scan?: string; commitsFetched?: number })
       .find((line) => line.msg === 'application scan reported' && line.scan === queued.scan);
-    expect(reported?.commitsFetched).toBe(2);
+    expect(reported?.commitsFetched).toBe(3);
   });
 
   it('sends 120 code findings as annotations in 3 requests', async () => {

@@ -92,7 +92,9 @@ describe('fetching what a push or pull request brought', () => {
     const after = repo.commitFiles({ 'new.txt': 'new\n' });
     push();
     const result = await fetched(name, job({ head: after, exclude: [before] }));
-    expect(result.commitsFetched).toBe(2);
+    // The pushed commit, its parent (the old tip) and that one's parent: depth 2 from every tip.
+    expect(result.commitsFetched).toBe(3);
+    expect(result.blobsFetched).toBe(1);
     expect(result.scanned).toBe(1);
     expect(result.shallow).toBe(false);
   });

@@ -42,12 +42,13 @@ const BLOBS_PER_FETCH = 2000;
 const NO_OBJECT = '0'.repeat(40);
 
 /**
- * Fetches only what a scan of the job's commits needs, never the whole history: the head with its
- * parents (depth 2), each excluded tip and the default branch's tip (depth 1), then deeper, doubling
- * each time, only while some commit of the range is still cut off from its parents (a shallow
- * boundary: it would read as adding every line of every file). A one-commit push into a history of
- * any length costs two commits' objects. An excluded tip that cannot be fetched (a force-push removed
- * it) is left out, and the default branch's tip stands in for it.
+ * Fetches only what a scan of the job's commits needs, never the whole history: the head, each
+ * excluded tip and the default branch's tip with their parents (depth 2), commits and trees only,
+ * then deeper, doubling each time, only while some commit of the range is still cut off from its
+ * parents (a shallow boundary: it would read as adding every line of every file), and last the blobs
+ * the range's commits change. A one-commit push into a history of any length costs a few commits'
+ * trees and that commit's files. An excluded tip that cannot be fetched (a force-push removed it) is
+ * left out, and the default branch's tip stands in for it.
  */
 export async function fetchCommits(options: FetchCommitsOptions): Promise<FetchedCommits> {
   const { job, into } = options;
@@ -58,34 +59,45 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
     transfer(options, ['-C', into, 'fetch', '--quiet', '--no-tags', '--filter=blob:none', ...args]);
 
   const defaultRef = `refs/remotes/origin/${job.defaultBranch}`;
-  const hasDefault = await fetch([
-    '--depth=1',
+  const defaultSpec = `+refs/heads/${job.defaultBranch}:${defaultRef}`;
+  const headSpec = `+${job.head}:refs/svc/head`;
+  const excludeSpecs = job.exclude.map((sha, i) => `+${sha}:refs/svc/exclude/${i}`);
+  let hasDefault = true;
+  const excluded: string[] = [...job.exclude];
+  const unavailable: string[] = [];
+  // One round trip when every tip is there (the usual case), each tip alone when one is not (a
+  // force-pushed tip gone, a default branch not there yet). Depth 2 from every tip: the head needs
+  // its parents, and a shared tip fetched shallower would cut the head off from them.
+  const together = await fetch([
+    `--depth=${FIRST_DEPTH}`,
     options.url,
-    `+refs/heads/${job.defaultBranch}:${defaultRef}`,
+    defaultSpec,
+    ...excludeSpecs,
+    headSpec,
   ]).then(
     () => true,
     (e) => tolerated(e, false),
   );
-  const excluded: string[] = [];
-  const unavailable: string[] = [];
-  for (const [i, sha] of job.exclude.entries()) {
-    const fetched = await fetch(['--depth=1', options.url, `+${sha}:refs/svc/exclude/${i}`]).then(
+  if (!together) {
+    hasDefault = await fetch([`--depth=${FIRST_DEPTH}`, options.url, defaultSpec]).then(
       () => true,
       (e) => tolerated(e, false),
     );
-    (fetched ? excluded : unavailable).push(sha);
+    excluded.length = 0;
+    for (const [i, sha] of job.exclude.entries()) {
+      const fetched = await fetch([`--depth=${FIRST_DEPTH}`, options.url, excludeSpecs[i] ?? '']).then(
+        () => true,
+        (e) => tolerated(e, false),
+      );
+      (fetched ? excluded : unavailable).push(sha);
+    }
+    await fetch([`--depth=${FIRST_DEPTH}`, options.url, headSpec]);
   }
-  // The head last: a depth-1 fetch of a tip it shares (a push to the default branch) would cut the
-  // head off from its parents again.
-  await fetch([`--depth=${FIRST_DEPTH}`, options.url, `+${job.head}:refs/svc/head`]);
   // Commits already on the default branch are not new, unless the default branch is what was pushed.
   if (hasDefault && !job.onDefaultBranch) excluded.push(defaultRef);
   const range: CommitRange = { tips: [job.head], exclude: excluded };
 
-  const wants = [
-    `+${job.head}:refs/svc/head`,
-    ...(hasDefault ? [`+refs/heads/${job.defaultBranch}:${defaultRef}`] : []),
-  ];
+  const wants = [headSpec, ...(hasDefault ? [defaultSpec] : [])];
   for (let depth = FIRST_DEPTH; ; depth *= 2) {
     const boundary = await shallowBoundary(into);
     if (!(await cutOff(into, range, boundary))) break;
