@@ -58,11 +58,8 @@ describe.skipIf(!scaledOut)('the platform A application on two instances (Postgr
   });
 
   it('scans a delivery sent to both instances at once exactly once', async () => {
-    // The test's own schema (a child process cannot be handed one otherwise): the shared database's
-    // public schema outlives this run, and a delivery id seen in an earlier run would be a duplicate.
-    const databaseUrl = `${db.url}?options=${encodeURIComponent(`-c search_path=${db.schema}`)}`;
     const env = (name: string) => ({
-      SVC_DATABASE_URL: databaseUrl,
+      SVC_DATABASE_URL: db.processUrl,
       SVC_REDIS_URL: REDIS_URL,
       SVC_SCAN_QUEUE: 'bullmq',
       SVC_BINARY_PATH: join(dir, 'not-published'),

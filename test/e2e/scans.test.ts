@@ -185,7 +185,7 @@ describe.skipIf(!scaledOut)('two svc serve instances on PostgreSQL, scans queued
 
   it("runs every scan once; a SIGKILLed instance's scan finishes on the other", async () => {
     const env = (name: string) => ({
-      SVC_DATABASE_URL: db.url,
+      SVC_DATABASE_URL: db.processUrl,
       SVC_REDIS_URL: REDIS_URL,
       SVC_SCAN_QUEUE: 'bullmq',
       // The limit's counters are in the shared Redis, which other tests and runs use too.

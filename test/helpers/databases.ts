@@ -50,6 +50,11 @@ export interface TestDatabase {
   /** The database URL, and the schema on PostgreSQL: what a child process needs to open it too. */
   url: string;
   schema: string | undefined;
+  /**
+   * What a `svc` process is given as SVC_DATABASE_URL to open this same database: on PostgreSQL the
+   * URL with the schema as its search path (the public schema outlives every run).
+   */
+  processUrl: string;
   storage: Storage;
   /** Another Storage on the same database (its own connection or pool), closed by cleanup. */
   open(): Promise<Storage>;
@@ -77,7 +82,7 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
       rmSync(dir, { recursive: true, force: true });
     };
     try {
-      return { dialect, url, schema: undefined, storage: await open(), open, cleanup };
+      return { dialect, url, schema: undefined, processUrl: url, storage: await open(), open, cleanup };
     } catch (error) {
       await cleanup();
       throw error;
@@ -100,7 +105,10 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
     }
   };
   try {
-    return { dialect, url: POSTGRES_URL, schema, storage: await open(), open, cleanup };
+    const withSchema = new URL(POSTGRES_URL);
+    withSchema.searchParams.set('options', `-c search_path=${schema}`);
+    const processUrl = withSchema.toString();
+    return { dialect, url: POSTGRES_URL, schema, processUrl, storage: await open(), open, cleanup };
   } catch (error) {
     await cleanup();
     throw error;
