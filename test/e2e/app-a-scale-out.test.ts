@@ -115,12 +115,16 @@ describe.skipIf(!scaledOut)('the platform A application on two instances (Postgr
       expect(runs).toHaveLength(1);
       expect(runs[0]?.conclusion).toBe('failure');
       expect(runs[0]?.annotations.map((x) => (x as { path: string }).path)).toEqual(['src/billing.js']);
-      // Given a moment, no second run appears, and nothing is left in the queue.
+      // Once the scan is recorded as finished, and a moment more, no second run appears.
+      for (let i = 0; i < 200 && !(a.output() + b.output()).includes('"msg":"scan finished"'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(api.checkRuns().filter((r) => r.head_sha === repo.head())).toHaveLength(1);
       expect(await db.storage.scans.listUnheldScanIds(new Date(), 10)).toEqual([]);
       const logs = a.output() + b.output();
       expect(logs.match(/"msg":"application scan reported"/g)).toHaveLength(1);
+      expect(logs.match(/"msg":"scan finished"/g)).toHaveLength(1);
       expect(logs).not.toContain(KEY);
     } finally {
       await Promise.all([a.stop(), b.stop()]);

@@ -253,10 +253,18 @@ describe('scans of pushes and pull requests', () => {
     expect(run.conclusion).toBe('success');
     expect(run.output.title).toBe('No secrets in 1 new commit');
     // The fetch brought the pushed commit and two of its ancestors (depth 2 from each tip), not 62 commits.
-    const reported = t.logs
-      .map((line) => JSON.parse(line) as { msg: string; scan?: string; commitsFetched?: number })
-      .find((line) => line.msg === 'application scan reported' && line.scan === queued.scan);
-    expect(reported?.commitsFetched).toBe(3);
+    // The job logs it just after completing the check run: waited for (the test's timeout bounds it).
+    type Reported = { msg: string; scan?: string; commitsFetched?: number };
+    const reportedLine = () =>
+      t.logs
+        .map((line) => JSON.parse(line) as Reported)
+        .find((line) => line.msg === 'application scan reported' && line.scan === queued.scan);
+    let reported = reportedLine();
+    while (reported === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      reported = reportedLine();
+    }
+    expect(reported.commitsFetched).toBe(3);
   });
 
   it('sends 120 code findings as annotations in 3 requests', async () => {
