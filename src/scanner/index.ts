@@ -26,6 +26,6 @@ export {
   type TextScanResult,
 } from './scan-text.js';
 export { secretOf } from './secrets.js';
-export type { CommitRange } from './sources/history.js';
+export { type CommitRange, rangeRevisions } from './sources/history.js';
 export { isFailing, summarize } from './summary.js';
 export * from './types.js';

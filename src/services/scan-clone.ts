@@ -74,16 +74,7 @@ export interface GitTransferOptions extends CloneOptions {
 export function runGitTransfer(options: GitTransferOptions): Promise<void> {
   // An abort listener added after the abort never fires: a stop that came first must be seen here.
   if (options.signal.aborted) return Promise.reject(options.signal.reason);
-  const env: NodeJS.ProcessEnv = {
-    HOME: options.emptyHome,
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_ASKPASS: '',
-    SSH_ASKPASS: '',
-  };
-  for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
+  const env = pinnedGitEnvironment(options.emptyHome);
   if (options.authorization !== undefined) {
     env.GIT_CONFIG_COUNT = '1';
     env.GIT_CONFIG_KEY_0 = 'http.extraHeader';
@@ -154,6 +145,25 @@ export function runGitTransfer(options: GitTransferOptions): Promise<void> {
       reject(cloneFailure(stderr));
     });
   });
+}
+
+/**
+ * The environment every git of a server-side scan runs in: no user or system config, `emptyHome` as
+ * $HOME (so no .netrc), prompts and askpass off, C locale, and of the service's own environment only
+ * what reaches the network (PATH, proxies).
+ */
+export function pinnedGitEnvironment(emptyHome: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    HOME: emptyHome,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '',
+    SSH_ASKPASS: '',
+  };
+  for (const name of PASSED_THROUGH) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
 }
 
 /** git's complaint -> one of a few fixed reasons (git's text may quote the server's answer). */

@@ -4,14 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureOf } from '../../src/services/app-a/signature.js';
-import {
-  openTestDatabase,
-  postgresReachable,
-  REDIS_URL,
-  redisAvailable,
-  skipDialect,
-  type TestDatabase,
-} from '../helpers/databases.js';
+import { openTestDatabase, REDIS_URL, scaleOutAvailable, type TestDatabase } from '../helpers/databases.js';
 import { FakeCodehostA } from '../helpers/fake-codehost-a.js';
 import { fakePaymentKey } from '../helpers/fake-secrets.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
@@ -23,10 +16,7 @@ import { startServiceProcess } from '../helpers/service-process.js';
  * BullMQ on Redis: a delivery the platform sends again, landing on the other instance at the same
  * time, is scanned once, and its check run completed once.
  */
-const scaledOut =
-  (await postgresReachable()) &&
-  !(await skipDialect('postgres', 'platform A scale-out tests')) &&
-  (await redisAvailable('platform A scale-out tests'));
+const scaledOut = await scaleOutAvailable('platform A scale-out tests');
 
 const APP_ID = '31337';
 const SECRET = 'scale-out-webhook-secret-0123';

@@ -5,14 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/storage/index.js';
-import {
-  openTestDatabase,
-  postgresReachable,
-  REDIS_URL,
-  redisAvailable,
-  skipDialect,
-  type TestDatabase,
-} from '../helpers/databases.js';
+import { openTestDatabase, REDIS_URL, scaleOutAvailable, type TestDatabase } from '../helpers/databases.js';
 import { fakeCloudKeyId } from '../helpers/fake-secrets.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { TestRepo } from '../helpers/git-repo.js';
@@ -160,10 +153,7 @@ describe('svc serve stopped by SIGTERM mid-scan', () => {
   });
 });
 
-const scaledOut =
-  (await postgresReachable()) &&
-  !(await skipDialect('postgres', 'scale-out scan tests')) &&
-  (await redisAvailable('scale-out scan tests'));
+const scaledOut = await scaleOutAvailable('scale-out scan tests');
 
 describe.skipIf(!scaledOut)('two svc serve instances on PostgreSQL, scans queued in BullMQ', () => {
   let db: TestDatabase;

@@ -148,3 +148,10 @@ export function redisAvailable(suite: string): Promise<boolean> {
     return false;
   });
 }
+
+/** Whether a suite of several `svc` processes on PostgreSQL and Redis runs (both must answer; CI has both). */
+export async function scaleOutAvailable(suite: string): Promise<boolean> {
+  return (
+    (await postgresReachable()) && !(await skipDialect('postgres', suite)) && (await redisAvailable(suite))
+  );
+}

@@ -115,6 +115,14 @@ export interface CommitRange {
 }
 
 /**
+ * A range as git revisions: its tips, then each excluded tip as `^tip`, after `--end-of-options` so
+ * that no revision is ever read as an option.
+ */
+export function rangeRevisions(range: CommitRange): string[] {
+  return ['--end-of-options', ...range.tips, ...range.exclude.map((revision) => `^${revision}`)];
+}
+
+/**
  * Every commit reachable from any ref, once (or only a range's). `git rev-list --all` dies on a
  * missing commit object; then a slower walk lists what can be read, and the missing commits are
  * unreadable from the start. A range names its commits itself: one it cannot list is an error.
@@ -123,11 +131,7 @@ export async function listCommits(
   git: GitRunner,
   range?: CommitRange,
 ): Promise<{ list: CommitList; missing: string[] }> {
-  // `--end-of-options` keeps a range's revision from ever being read as an option.
-  const revisions =
-    range === undefined
-      ? ['--all']
-      : ['--end-of-options', ...range.tips, ...range.exclude.map((revision) => `^${revision}`)];
+  const revisions = range === undefined ? ['--all'] : rangeRevisions(range);
   const result = await runGit(git, ['rev-list', ...revisions]);
   if (result.code === 0) {
     const nl = result.stdout.indexOf(0x0a);

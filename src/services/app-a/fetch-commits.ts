@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { CommitRange } from '../../scanner/index.js';
-import { CloneError, runGitTransfer } from '../scan-clone.js';
+import { type CommitRange, rangeRevisions } from '../../scanner/index.js';
+import { CloneError, pinnedGitEnvironment, runGitTransfer } from '../scan-clone.js';
 import type { AppScanJob } from './job.js';
 
 const run = promisify(execFile);
@@ -52,7 +52,8 @@ const NO_OBJECT = '0'.repeat(40);
  */
 export async function fetchCommits(options: FetchCommitsOptions): Promise<FetchedCommits> {
   const { job, into } = options;
-  await run('git', ['init', '--quiet', '--bare', into], { env: gitEnv(options.emptyHome) });
+  const env = pinnedGitEnvironment(options.emptyHome);
+  await run('git', ['init', '--quiet', '--bare', into], { env });
   // Commits and trees only: a tip's files would cost as much as the whole tree of the repository. The
   // blobs the scan reads are fetched by id at the end.
   const fetch = (args: string[]) =>
@@ -61,7 +62,8 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
   const defaultRef = `refs/remotes/origin/${job.defaultBranch}`;
   const defaultSpec = `+refs/heads/${job.defaultBranch}:${defaultRef}`;
   const headSpec = `+${job.head}:refs/svc/head`;
-  const excludeSpecs = job.exclude.map((sha, i) => `+${sha}:refs/svc/exclude/${i}`);
+  const excludeSpec = (sha: string, i: number) => `+${sha}:refs/svc/exclude/${i}`;
+  const excludeSpecs = job.exclude.map(excludeSpec);
   let hasDefault = true;
   const excluded: string[] = [...job.exclude];
   const unavailable: string[] = [];
@@ -85,7 +87,7 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
     );
     excluded.length = 0;
     for (const [i, sha] of job.exclude.entries()) {
-      const fetched = await fetch([`--depth=${FIRST_DEPTH}`, options.url, excludeSpecs[i] ?? '']).then(
+      const fetched = await fetch([`--depth=${FIRST_DEPTH}`, options.url, excludeSpec(sha, i)]).then(
         () => true,
         (e) => tolerated(e, false),
       );
@@ -100,12 +102,12 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
   const wants = [headSpec, ...(hasDefault ? [defaultSpec] : [])];
   for (let depth = FIRST_DEPTH; ; depth *= 2) {
     const boundary = await shallowBoundary(into);
-    if (!(await cutOff(into, range, boundary))) break;
+    if (!(await cutOff(into, range, boundary, env))) break;
     await fetch([`--deepen=${depth}`, options.url, ...wants]);
     // A host that cannot deepen would loop for ever: the scan then says its history is incomplete.
     if ((await shallowBoundary(into)).join() === boundary.join()) break;
   }
-  const blobs = await blobsToRead(into, range, hasDefault ? defaultRef : undefined);
+  const blobs = await blobsToRead(into, range, hasDefault ? defaultRef : undefined, env);
   for (let i = 0; i < blobs.length; i += BLOBS_PER_FETCH) {
     // Without negotiation: the host would leave out blobs reachable from the commits we already have.
     await transfer(options, [
@@ -125,10 +127,10 @@ export async function fetchCommits(options: FetchCommitsOptions): Promise<Fetche
   // The fetch made the host a promisor (git would fetch a missing object from it on demand); the scan
   // must never reach the network, so the mark goes.
   await run('git', ['-C', into, 'config', '--remove-section', `remote.${options.url}`], {
-    env: gitEnv(options.emptyHome),
+    env,
   }).catch(() => {});
   const count = await run('git', ['-C', into, 'rev-list', '--count', '--all'], {
-    env: gitEnv(options.emptyHome),
+    env,
   });
   return {
     range,
@@ -175,23 +177,12 @@ async function blobsToRead(
   repo: string,
   range: CommitRange,
   defaultRef: string | undefined,
+  env: NodeJS.ProcessEnv,
 ): Promise<string[]> {
   const listed = await run(
     'git',
-    [
-      '-C',
-      repo,
-      'log',
-      '--format=',
-      '--raw',
-      '-c',
-      '--no-renames',
-      '--no-abbrev',
-      '--end-of-options',
-      ...range.tips,
-      ...range.exclude.map((r) => `^${r}`),
-    ],
-    { maxBuffer: 1 << 30, env: gitEnv('') },
+    ['-C', repo, 'log', '--format=', '--raw', '-c', '--no-renames', '--no-abbrev', ...rangeRevisions(range)],
+    { maxBuffer: 1 << 30, env },
   );
   const blobs = new Set<string>();
   for (const line of listed.stdout.split('\n')) {
@@ -205,7 +196,7 @@ async function blobsToRead(
       'git',
       ['-C', repo, 'rev-parse', '--verify', '--quiet', `${defaultRef}:.svcignore`],
       {
-        env: gitEnv(''),
+        env,
       },
     ).catch(() => null);
     const id = ignore?.stdout.trim() ?? '';
@@ -224,23 +215,17 @@ async function shallowBoundary(repo: string): Promise<string[]> {
 }
 
 /** Whether a commit of the range lacks its parents here. */
-async function cutOff(repo: string, range: CommitRange, boundary: string[]): Promise<boolean> {
+async function cutOff(
+  repo: string,
+  range: CommitRange,
+  boundary: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   if (boundary.length === 0) return false;
   const cut = new Set(boundary);
-  const listed = await run(
-    'git',
-    ['-C', repo, 'rev-list', '--end-of-options', ...range.tips, ...range.exclude.map((r) => `^${r}`)],
-    { maxBuffer: 1 << 30, env: gitEnv('') },
-  );
+  const listed = await run('git', ['-C', repo, 'rev-list', ...rangeRevisions(range)], {
+    maxBuffer: 1 << 30,
+    env,
+  });
   return listed.stdout.split('\n').some((sha) => cut.has(sha));
-}
-
-function gitEnv(home: string): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: home,
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-  };
 }
