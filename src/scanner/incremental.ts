@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type CacheContent, type CacheKey, loadScanCache, rulesDigest, saveScanCache } from './scan-cache.js';
+import {
+  type CacheContent,
+  type CacheKey,
+  type FindingPlace,
+  loadScanCache,
+  rulesDigest,
+  saveScanCache,
+} from './scan-cache.js';
 import { type GitRunner, runGit } from './sources/git.js';
 import { CommitList } from './sources/history.js';
 
@@ -18,13 +25,16 @@ export interface IncrementalOptions {
  * outcome. A commit id fixes its content and its parents, so a clean commit stays clean whatever
  * refs come and go or get rewritten: only the ids still listed are kept, and new ids are read.
  * The one exception is a shallow clone's boundary commits, which git diffs as if they had no
- * parent (so they "add" every line): they are always read again.
+ * parent (so they "add" every line): they are always read again, in full (not only where the
+ * cache saw findings).
  *
  * When no ref moved since the cache was written (the same refs, HEAD and shallow boundary), the
  * commits are the ones it lists, so even `git rev-list --all` is skipped.
  */
 export class IncrementalScan {
   private readonly clean: Set<string>;
+  /** Commits with findings, and where: read again only there (known-findings.ts). */
+  private readonly recheck: Map<string, FindingPlace[]>;
 
   private constructor(
     private readonly options: IncrementalOptions,
@@ -34,7 +44,11 @@ export class IncrementalScan {
     boundary: string[],
   ) {
     this.clean = new Set(cached.clean);
-    for (const commit of boundary) this.clean.delete(commit);
+    this.recheck = new Map(cached.recheck);
+    for (const commit of boundary) {
+      this.clean.delete(commit);
+      this.recheck.delete(commit);
+    }
   }
 
   static async open(options: IncrementalOptions, git: GitRunner): Promise<IncrementalScan> {
@@ -51,19 +65,22 @@ export class IncrementalScan {
   /** Every commit, as the cache lists them, when no ref has moved since it was written. */
   unchangedListing(): CommitList | null {
     if (this.cached.refs !== this.refs) return null;
-    return CommitList.of([...this.cached.clean, ...this.cached.recheck]);
+    return CommitList.of([...this.cached.clean, ...this.cached.recheck.keys()]);
   }
 
   /**
-   * The commits of `all` the cache does not vouch for: those it knows had findings (`diff`), and
-   * the others (`gate`).
+   * The commits of `all` the cache does not vouch for: those it knows had findings (`known`, with
+   * where they are), and the others (`gate`).
    */
-  toRead(all: CommitList): { gate: CommitList; diff: CommitList } {
-    const recheck = new Set(this.cached.recheck);
-    return {
-      gate: all.filter((sha) => !this.clean.has(sha) && !recheck.has(sha)),
-      diff: all.filter((sha) => recheck.has(sha)),
-    };
+  toRead(all: CommitList): { gate: CommitList; known: Map<string, FindingPlace[]> } {
+    const recheck = this.recheck;
+    const known = new Map<string, FindingPlace[]>();
+    for (let i = 0; i < all.length; i++) {
+      const sha = all.at(i);
+      const places = recheck.get(sha);
+      if (places !== undefined) known.set(sha, places);
+    }
+    return { gate: all.filter((sha) => !this.clean.has(sha) && !recheck.has(sha)), known };
   }
 
   /**
@@ -72,16 +89,18 @@ export class IncrementalScan {
    */
   async save(
     all: CommitList,
-    withFindings: Set<string>,
+    findings: Map<string, FindingPlace[]>,
     unreadable: string[],
     complete: boolean,
   ): Promise<void> {
     const unreadableSet = new Set(unreadable);
-    const content: CacheContent = { clean: [], recheck: [], refs: complete ? this.refs : null };
+    const content: CacheContent = { clean: [], recheck: new Map(), refs: complete ? this.refs : null };
     for (let i = 0; i < all.length; i++) {
       const sha = all.at(i);
+      const places = findings.get(sha);
       if (unreadableSet.has(sha)) content.refs = null;
-      else (withFindings.has(sha) ? content.recheck : content.clean).push(sha);
+      else if (places !== undefined) content.recheck.set(sha, places);
+      else content.clean.push(sha);
     }
     await saveScanCache(this.options.file, this.key, content).catch((e: NodeJS.ErrnoException) =>
       this.options.warn(`cannot write the scan cache ${this.options.file}: ${e.code ?? e.message}`),

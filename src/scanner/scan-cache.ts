@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { RULES } from './rules/index.js';
+import { RULES, ruleById } from './rules/index.js';
+import type { RuleId } from './types.js';
 
 /**
  * The incremental-scan cache (svc scan --cache): the ids of the commits a scan read and found nothing in,
- * the ids of the other commits it listed (read again next time, so their secrets are in memory for
- * the credential checks), and a digest of the refs they were listed from. Nothing else: no finding,
- * no path, no masked value.
+ * the other commits it listed with where their findings are (rule, path, line: what a report's
+ * fingerprint already shows; they are read again next time, only at those paths, so that their
+ * secrets are in memory for the credential checks), and a digest of the refs they were listed from.
+ * No secret material: no value, not even masked.
  *
  * Layout: a first line naming the format, a JSON header line, then one commit id per line, the
- * clean ones first. The header carries the scanner and rule versions (a cache from another one is
- * not trusted) and the SHA-256 of the id lines (a cut-short or edited file is not trusted either).
+ * clean ones first, each of the others followed by a tab and the JSON list of its findings. The
+ * header carries the scanner and rule versions (a cache from another one is not trusted) and the
+ * SHA-256 of the lines after it (a cut-short or edited file is not trusted either).
  */
-const MAGIC = 'svc-scan-cache 1';
+const MAGIC = 'svc-scan-cache 2';
+
+/** Where a finding is, without what it is: `[ruleId, path, line]`. */
+export type FindingPlace = [ruleId: RuleId, path: string, line: number];
 
 export interface CacheKey {
   /** The product version: a new scanner may read history differently. */
@@ -24,13 +30,13 @@ export interface CacheKey {
 export interface CacheContent {
   /** Commits read (or vouched for) and found clean. */
   clean: string[];
-  /** The other commits listed: those with findings. */
-  recheck: string[];
+  /** The other commits listed: those with findings, and where those findings are. */
+  recheck: Map<string, FindingPlace[]>;
   /** The refs digest when clean + recheck were every commit listed from those refs; else null. */
   refs: string | null;
 }
 
-const EMPTY: CacheContent = { clean: [], recheck: [], refs: null };
+const empty = (): CacheContent => ({ clean: [], recheck: new Map(), refs: null });
 
 /** A digest of everything in the rule set that decides what is found. */
 export function rulesDigest(): string {
@@ -62,11 +68,11 @@ export async function loadScanCache(
 ): Promise<CacheContent> {
   let text: string;
   try {
-    text = await readFile(file, 'latin1');
+    text = await readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
       warn(`cannot read the scan cache ${file}; scanning in full`);
-    return EMPTY;
+    return empty();
   }
   const firstNl = text.indexOf('\n');
   const secondNl = text.indexOf('\n', firstNl + 1);
@@ -75,22 +81,26 @@ export async function loadScanCache(
       ? null
       : parseHeader(text.slice(0, firstNl), text.slice(firstNl + 1, secondNl));
   const body = secondNl === -1 ? '' : text.slice(secondNl + 1);
-  const ids = body === '' ? [] : body.slice(0, -1).split('\n');
-  if (header === null || header.sha256 !== sha256(body) || header.clean > ids.length) {
+  const lines = body === '' ? [] : body.slice(0, -1).split('\n');
+  const recheck = header === null ? null : parseRecheck(lines.slice(header.clean));
+  if (header === null || header.sha256 !== sha256(body) || header.clean > lines.length || recheck === null) {
     warn(`the scan cache ${file} is damaged; ignoring it and scanning in full`);
-    return EMPTY;
+    return empty();
   }
   if (header.scanner !== key.scanner || header.rules !== key.rules) {
     warn(`the scan cache ${file} was written by another scanner or rule version; scanning in full`);
-    return EMPTY;
+    return empty();
   }
-  return { clean: ids.slice(0, header.clean), recheck: ids.slice(header.clean), refs: header.refs };
+  return { clean: lines.slice(0, header.clean), recheck, refs: header.refs };
 }
 
 /** Rewrites the cache atomically: a temporary file beside it, then a rename over it. */
 export async function saveScanCache(file: string, key: CacheKey, content: CacheContent): Promise<void> {
   const clean = [...content.clean].sort();
-  const body = [...clean, ...[...content.recheck].sort()].map((id) => `${id}\n`).join('');
+  const recheck = [...content.recheck]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([id, places]) => `${id}\t${JSON.stringify(places)}`);
+  const body = [...clean, ...recheck].map((line) => `${line}\n`).join('');
   const header = JSON.stringify({
     scanner: key.scanner,
     rules: key.rules,
@@ -100,7 +110,7 @@ export async function saveScanCache(file: string, key: CacheKey, content: CacheC
   });
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, `${MAGIC}\n${header}\n${body}`, 'latin1');
+    await writeFile(temporary, `${MAGIC}\n${header}\n${body}`, 'utf8');
     await rename(temporary, file);
   } catch (e) {
     await rm(temporary, { force: true });
@@ -128,4 +138,33 @@ function parseHeader(magic: string, json: string): Header | null {
   }
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text, 'latin1').digest('hex');
+/** The commits with findings, or null when a line is not `<id>\t<JSON list of places>`. */
+function parseRecheck(lines: string[]): Map<string, FindingPlace[]> | null {
+  const recheck = new Map<string, FindingPlace[]>();
+  for (const line of lines) {
+    const tab = line.indexOf('\t');
+    if (tab === -1) return null;
+    let places: unknown;
+    try {
+      places = JSON.parse(line.slice(tab + 1));
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(places) || places.length === 0 || !places.every(isFindingPlace)) return null;
+    recheck.set(line.slice(0, tab), places);
+  }
+  return recheck;
+}
+
+function isFindingPlace(value: unknown): value is FindingPlace {
+  return (
+    Array.isArray(value) &&
+    value.length === 3 &&
+    ruleById(value[0]) !== undefined &&
+    typeof value[1] === 'string' &&
+    value[1] !== '' &&
+    Number.isInteger(value[2])
+  );
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -4,13 +4,15 @@ import { PREFILTER } from './detect/prefilter.js';
 import { ScanError } from './errors.js';
 import { fingerprintOf } from './fingerprint.js';
 import { IncrementalScan } from './incremental.js';
+import { KnownFindings } from './known-findings.js';
 import { classifyPath } from './location.js';
 import { sortFindings } from './report/common.js';
+import type { FindingPlace } from './scan-cache.js';
 import { attachSecret, secretOf } from './secrets.js';
 import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
 import type { GitRunner } from './sources/git.js';
-import { CommitList, type CommitRange, listCommits, scanCommitsByDiff } from './sources/history.js';
+import { type CommitList, type CommitRange, listCommits, scanCommitsByDiff } from './sources/history.js';
 import {
   isShallow,
   openRepository,
@@ -73,11 +75,13 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   const ignoreList = await readIgnoreList(git, branch.revision);
 
   const findings = new Map<string, Finding>();
+  // Set once the cache is read: the commits it records findings in, read again at those paths only.
+  let known = new KnownFindings(new Map());
   const sink: AddedLineSink = {
     onCandidateLine(commit: CommitInfo, path: string, line: number, text: string) {
       for (const match of detectSecrets(text)) {
         const fingerprint = fingerprintOf(match.ruleId, commit.sha, path, line);
-        if (findings.has(fingerprint)) continue;
+        if (findings.has(fingerprint) || !known.accepts(commit.sha, fingerprint)) continue;
         const finding: Finding = {
           ruleId: match.ruleId,
           commit: commit.sha,
@@ -116,10 +120,10 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   }
   const total = commits.length;
   // Commits the cache knows had findings go straight to git's diff: the gate would only say so again.
-  const split = incremental?.toRead(commits) ?? { gate: commits, diff: CommitList.of([]) };
-  const { gate, diff } =
-    options.method === 'diff' ? { gate: CommitList.of([]), diff: split.gate.concat(split.diff) } : split;
-  let done = total - gate.length - diff.length;
+  const split = incremental?.toRead(commits) ?? { gate: commits, known: new Map() };
+  const gate = split.gate;
+  known = new KnownFindings(split.known);
+  let done = total - gate.length - known.size;
   // The total is known before the first commit is read: callers can show "0 of N" through the gate
   // pass, which reports its clean commits only at its end.
   options.onProgress?.(done, total);
@@ -135,9 +139,10 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   };
   const unreadable = (
     await Promise.all([
-      scanCommitsBlobFirst(reading, gate, onCommitDone),
-      // A few known commits: worth a process each; the whole history (method 'diff'): the default split.
-      scanCommitsByDiff(reading, diff, onCommitDone, options.method === 'diff' ? undefined : 1),
+      options.method === 'diff'
+        ? scanCommitsByDiff(reading, gate, onCommitDone)
+        : scanCommitsBlobFirst(reading, gate, onCommitDone),
+      known.read(reading, (fingerprint) => findings.has(fingerprint), onCommitDone),
     ])
   ).flat();
   const unreadableCommits = [...missing, ...unreadable].sort();
@@ -150,8 +155,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   // Killed gits end their streams like finished ones: without this check an aborted scan could
   // return a partial result as if it were whole.
   options.signal?.throwIfAborted();
-  const withFindings = new Set([...findings.values()].map((f) => f.commit));
-  await incremental?.save(commits, withFindings, unreadable, missing.length === 0);
+  await incremental?.save(commits, placesByCommit(findings.values()), unreadable, missing.length === 0);
 
   // One order whatever the reading order, so the credential checks (at most 25) pick the same ones.
   const list = sortFindings([...findings.values()]);
@@ -175,6 +179,17 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     startedAt,
     finishedAt: new Date().toISOString(),
   };
+}
+
+/** Where each commit's findings are, for the cache. */
+function placesByCommit(findings: Iterable<Finding>): Map<string, FindingPlace[]> {
+  const places = new Map<string, FindingPlace[]>();
+  for (const f of findings) {
+    const list = places.get(f.commit) ?? [];
+    list.push([f.ruleId, f.path, f.line]);
+    places.set(f.commit, list);
+  }
+  return places;
 }
 
 /**

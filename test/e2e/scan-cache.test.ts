@@ -136,6 +136,41 @@ describe('svc scan --cache', () => {
     expect(cached.findings).toEqual(full.findings);
   });
 
+  it('reads a commit with findings again only in the files that had them, with the same report', async () => {
+    // A file with a credential is renamed twice; the second rename also adds a credential and
+    // changes an unrelated file, whose blob is then removed from the repository. The re-read of
+    // that commit looks only at the paths of the cached findings: the file's first name and its
+    // last. Its middle name is not among them, so the limited diff shows the file as new, with
+    // the old credential "added" too.
+    const old = fakeCodehostToken(76);
+    const added = fakePaymentKey(77);
+    planted.push(old, added);
+    const body = Array.from({ length: 40 }, (_, i) => `export const value${i} = ${i};`).join('\n');
+    repo.commitFiles({ 'src/config.js': `${body}\nexport const gh = "${old}";\n`, 'src/other.js': 'a\n' });
+    repo.git('mv', 'src/config.js', 'src/settings.js');
+    repo.commit('rename');
+    repo.git('mv', 'src/settings.js', 'src/app.js');
+    repo.write('src/app.js', `${body}\nexport const gh = "${old}";\nexport const stripe = "${added}";\n`);
+    repo.write('src/other.js', 'b\n');
+    const both = repo.commit('rename again, add a credential, and change another file');
+    const clone = join(work, 'clone');
+    execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, clone]);
+    const cloneCache = join(work, 'clone.cache');
+    const first = JSON.parse((await scan(['--cache', cloneCache], clone)).stdout);
+    const ofBoth = first.findings.filter((f: { commit: string }) => f.commit === both);
+    expect(ofBoth.map((f: { path: string; line: number }) => `${f.path}:${f.line}`)).toEqual([
+      'src/app.js:42',
+    ]);
+    deleteObjects(clone, [repo.git('rev-parse', `${both}:src/other.js`).trim()]);
+    const full = JSON.parse((await scan([], clone)).stdout);
+    expect(full.unreadableCommits).toContain(both);
+    // The cached scan reads `both` again, but only at those paths: the missing blob is not read,
+    // and the old credential the limited diff also shows as added is not reported.
+    const cached = JSON.parse((await scan(['--cache', cloneCache], clone)).stdout);
+    expect(cached.unreadableCommits).not.toContain(both);
+    expect(cached.findings).toEqual(first.findings);
+  });
+
   it('reads a shallow clone’s boundary commits again, as they add every line there', async () => {
     const full = join(work, 'full');
     const shallow = join(work, 'shallow');
@@ -149,7 +184,7 @@ describe('svc scan --cache', () => {
 
   it('ignores, with a warning, a damaged cache and one from another scanner version', async () => {
     await scan(['--cache', cache]);
-    const good = readFileSync(cache, 'latin1');
+    const good = readFileSync(cache, 'utf8');
     writeFileSync(cache, good.slice(0, good.length - 20));
     const { cached } = await expectSameAsFullScan();
     expect(cached.stderr).toMatch(/scan cache .* is damaged; ignoring it and scanning in full/);
@@ -181,18 +216,19 @@ describe('svc scan --cache', () => {
       for (const secret of planted)
         expect(content.includes(secret), `${secret.slice(0, 4)}… in ${file}`).toBe(false);
     }
-    const cacheText = readFileSync(cache, 'latin1');
+    const cacheText = readFileSync(cache, 'utf8');
     const report = JSON.parse(readFileSync(join(work, 'report.json'), 'utf8'));
-    for (const f of report.findings) {
-      expect(cacheText.includes(f.maskedValue)).toBe(false);
-      expect(cacheText.includes(f.path)).toBe(false);
+    for (const f of report.findings) expect(cacheText.includes(f.maskedValue)).toBe(false);
+    // After the two header lines: commit ids, and for the commits with findings where they are
+    // (rule, path, line: what the report's fingerprints already show), nothing else.
+    const places: string[] = [];
+    for (const line of cacheText.split('\n').slice(2, -1)) {
+      const [id, list, ...rest] = line.split('\t');
+      expect(id).toMatch(/^[0-9a-f]{40}$/);
+      expect(rest).toEqual([]);
+      for (const [rule, path, at] of list === undefined ? [] : JSON.parse(list))
+        places.push(`${rule}:${id!.slice(0, 12)}:${path}:${at}`);
     }
-    // Commit ids only, after the two header lines.
-    expect(
-      cacheText
-        .split('\n')
-        .slice(2, -1)
-        .every((line) => /^[0-9a-f]{40}$/.test(line)),
-    ).toBe(true);
+    expect(places.sort()).toEqual(report.findings.map((f: { fingerprint: string }) => f.fingerprint).sort());
   });
 });

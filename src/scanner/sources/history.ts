@@ -92,19 +92,22 @@ export class CommitList {
 /**
  * Runs `git log -p` over the given commits, split into contiguous runs across processes, and returns
  * the commits git could not read. `minPerProcess` trades a process's start-up against parallelism.
+ * `paths` limits the diffs to those paths (literal; none may hold a line break).
  */
 export async function scanCommitsByDiff(
   options: HistoryScanOptions,
   commits: CommitList,
   onCommitDone: () => void,
   minPerProcess = MIN_COMMITS_PER_PROCESS,
+  paths?: readonly string[],
 ): Promise<string[]> {
   const parts = partition(
     commits,
     Math.max(1, Math.min(options.parallelism, Math.ceil(commits.length / minPerProcess))),
   );
   const unreadable: string[] = [];
-  await Promise.all(parts.map((part) => scanPart(options, part, unreadable, onCommitDone)));
+  const limit = paths === undefined ? undefined : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`);
+  await Promise.all(parts.map((part) => scanPart(options, part, unreadable, onCommitDone, limit)));
   return unreadable;
 }
 
@@ -169,10 +172,13 @@ async function scanPart(
   part: CommitList,
   unreadable: string[],
   onCommitDone: () => void,
+  limit: Buffer | undefined,
 ): Promise<void> {
   let start = 0;
   while (start < part.length) {
-    const run = await runLog(options, ['--stdin'], part.from(start), onCommitDone);
+    // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
+    const stdin = limit === undefined ? part.from(start) : Buffer.concat([part.from(start), limit]);
+    const run = await runLog(options, ['--stdin'], stdin, onCommitDone, limit !== undefined);
     if (run.ok) return;
     // git prints a commit's header only after its rename detection has read blobs, so the failing
     // commit is either the last one whose header we saw or the one after it: try each alone.
@@ -202,6 +208,7 @@ function runLog(
   revisions: string[],
   stdin: Buffer | undefined,
   onCommitDone: () => void,
+  literalPathspecs = false,
 ): Promise<LogRun> {
   return new Promise((resolve, reject) => {
     const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
@@ -209,7 +216,8 @@ function runLog(
     const parser = new DiffStreamParser(options.sink, prefilter, () => {
       if (parser.commitsSeen > 1) onCommitDone();
     });
-    const child = spawnGit(options.git, [...LOG_ARGS, ...revisions]);
+    const literal = literalPathspecs ? ['--literal-pathspecs'] : [];
+    const child = spawnGit(options.git, [...literal, ...LOG_ARGS, ...revisions]);
     child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(options.git, e)));
