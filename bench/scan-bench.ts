@@ -28,8 +28,9 @@ interface Source {
 }
 
 async function synthetic(): Promise<Source> {
-  // v2: mostly small edits to long files (the builder changed; older copies are not comparable).
-  const repo = join(workDir, `history-v2-${commits}-${bytesPerCommit}`);
+  // v3: mostly small edits to long files, repacked as a host's clone would be (older copies are not
+  // comparable).
+  const repo = join(workDir, `history-v3-${commits}-${bytesPerCommit}`);
   const stamp = join(repo, '.svc-bench.json');
   if (!existsSync(stamp)) {
     rmSync(repo, { recursive: true, force: true });
@@ -110,7 +111,8 @@ function row(name: string, ms: Measurement[], baseline?: number): string {
   const tree = median(ms.map((m) => m.peakTreeMiB)).toFixed(0);
   const largest = median(ms.map((m) => m.peakLargestMiB)).toFixed(0);
   const own = median(ms.map((m) => m.peakRootMiB)).toFixed(0);
-  return `${name.padEnd(46)} ${wall.padStart(7)} s ${ratio.padStart(6)} ${own.padStart(9)} MiB ${largest.padStart(11)} MiB ${tree.padStart(9)} MiB`;
+  const pss = median(ms.map((m) => m.peakTreePssMiB)).toFixed(0);
+  return `${name.padEnd(46)} ${wall.padStart(7)} s ${ratio.padStart(6)} ${own.padStart(9)} MiB ${largest.padStart(11)} MiB ${tree.padStart(9)} MiB ${pss.padStart(9)} MiB`;
 }
 
 async function measureAll(
@@ -140,7 +142,7 @@ const cache = join(workDir, 'bench.cache');
 const primed = join(workDir, 'bench.cache.primed');
 const restoreCache = () => copyFileSync(primed, cache);
 
-// Peak resident memory is sampled every 20 ms over the whole process tree: the command's own
+// Peak resident memory is sampled every 50 ms over the whole process tree: the command's own
 // process, the largest single process (what /usr/bin/time reports), and the sum of all of them.
 const full: [string, string, string[]][] = [
   ['git log -p -U0 --all --cc > /dev/null', 'git', ['-C', repo, 'log', '-p', '-U0', '--all', '--cc']],
@@ -188,7 +190,7 @@ console.log(
     `1-minute load average during the full-scan runs ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)}`,
 );
 console.log(
-  `${'command'.padEnd(46)} ${'wall'.padStart(9)} ${'vs git'.padStart(6)} ${'own process'.padStart(13)} ${'largest proc.'.padStart(15)} ${'all procs'.padStart(13)}`,
+  `${'command'.padEnd(46)} ${'wall'.padStart(9)} ${'vs git'.padStart(6)} ${'own process'.padStart(13)} ${'largest proc.'.padStart(15)} ${'all procs'.padStart(13)} ${'all, PSS'.padStart(13)}`,
 );
 const baseline = median(results.get(full[0]![0])!.map((m) => m.wallSeconds));
 for (const [name, ms] of results) console.log(row(name, ms, baseline));

@@ -205,5 +205,10 @@ export async function buildSyntheticHistory(
   const [code] = await once(child, 'close');
   if (code !== 0) throw new Error(`git fast-import exited with ${code}`);
   execFileSync('git', ['-C', dir, 'update-ref', '-d', 'refs/heads/side']);
+  // fast-import deltas each blob only against the blob written just before it (another file, here),
+  // so its pack stores nearly every version whole: 397 MB for 24,000 commits, where `git repack`
+  // (what a host does before serving a clone) makes 85 MB of delta chains, as in real clones. Git
+  // reads the two very differently (git log -p took 14.4 s on the first, 6.8 s on the second).
+  execFileSync('git', ['-C', dir, '-c', 'pack.threads=2', 'repack', '-a', '-d', '-f', '-q']);
   return { commits: made, secretCommits, addedBytes };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
+import { fakeCodehostToken } from '../../../test/helpers/fake-secrets.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { renderReport } from '../report/index.js';
 import { scanRepository } from '../scan.js';
@@ -50,6 +51,38 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       expect(report(blobFirst)).toBe(report(diff));
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on a history whose blob versions are many times the memory the gate holds them in', async () => {
+    // 90 versions of a 450 KB file (40 MB, well over the gate's 24 MB ring), edited at both ends
+    // and in the middle, on two branches merged back; a credential comes and goes, and one is
+    // moved within the file (git may call the moved line added or not: the diff path decides).
+    const big = new TestRepo();
+    try {
+      const lines = Array.from({ length: 12_000 }, (_, i) => `  const row${i} = compute(${i}, 'value');`);
+      const write = (i: number) => big.commitFiles({ 'data/big.js': `${lines.join('\n')}\n` }, `v${i}`);
+      for (let i = 0; i < 40; i++) {
+        lines[i % 50] = `  const top${i} = ${i};`;
+        lines[11_990 - (i % 50)] = `  const bottom${i} = ${i};`;
+        if (i === 10) lines[6000] = `  const gh = "${fakeCodehostToken(60)}";`;
+        if (i === 20) lines.splice(9000, 0, lines.splice(6000, 1)[0]!);
+        if (i === 30) lines[9000] = '  const gh = process.env.GH;';
+        write(i);
+      }
+      big.git('checkout', '-q', '-b', 'side', 'HEAD~15');
+      for (let i = 40; i < 90; i++) {
+        lines[3000 + i] = `  const side${i} = ${i};`;
+        if (i === 70) lines[3500] = `  const gh2 = "${fakeCodehostToken(61)}";`;
+        write(i);
+      }
+      big.git('checkout', '-q', 'main');
+      big.git('merge', '-q', '-X', 'theirs', '--no-edit', 'side');
+      const { blobFirst, diff } = await bothWays(big.dir);
+      expect(report(blobFirst)).toBe(report(diff));
+      expect(diff.findings.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      big.cleanup();
     }
   });
 });

@@ -22,7 +22,9 @@ export enum BlobState {
  */
 export interface CommitRecord {
   sha: string;
-  entries: number[];
+  /** Where its entries are in the table's pool: [start, end). */
+  start: number;
+  end: number;
 }
 
 /**
@@ -37,6 +39,12 @@ export class BlobTable {
   /** For blobs brought in by a commit listed already and not gated yet: the versions they replace. */
   readonly replaces = new Map<number, number[]>();
   missingCount = 0;
+  /**
+   * Every record's entries, one after the other: one typed array rather than a small array a
+   * commit, whose spare capacity came to 17 MB on a 39,000-commit history.
+   */
+  private pool = new Int32Array(1 << 16);
+  private poolLength = 0;
 
   indexOf(id: string): number | undefined {
     return this.index.get(id);
@@ -66,7 +74,15 @@ export class BlobTable {
         introduced.push(added);
       }
     }
-    return { record: { sha, entries }, introduced };
+    if (this.poolLength + entries.length > this.pool.length) {
+      const grown = new Int32Array(Math.max(this.pool.length * 2, this.poolLength + entries.length));
+      grown.set(this.pool.subarray(0, this.poolLength));
+      this.pool = grown;
+    }
+    const start = this.poolLength;
+    this.pool.set(entries, start);
+    this.poolLength += entries.length;
+    return { record: { sha: ownString(sha), start, end: this.poolLength }, introduced };
   }
 
   /**
@@ -76,8 +92,8 @@ export class BlobTable {
    * content of a line outside the shared ends: the region the gate read for a CleanAgainstPair blob.
    */
   mayAddDetectionLine(record: CommitRecord): boolean {
-    const { entries } = record;
-    for (let i = 0; i < entries.length; ) {
+    const entries = this.pool;
+    for (let i = record.start; i < record.end; ) {
       const added = entries[i]!;
       const oldCount = entries[i + 1]!;
       const stored = entries.slice(i + 2, i + 2 + oldCount);
@@ -96,7 +112,7 @@ export class BlobTable {
     const found = this.index.get(id);
     if (found !== undefined) return found;
     const index = this.index.size;
-    this.index.set(id, index);
+    this.index.set(ownString(id), index);
     if (index >= this.state.length) this.grow();
     stream.request(id, index);
     return index;
@@ -110,4 +126,13 @@ export class BlobTable {
     paired.set(this.pairedWith);
     this.pairedWith = paired;
   }
+}
+
+/**
+ * A copy of `text` that holds no other string. The listing's ids are slices of the strings its
+ * output was read into, and V8 keeps a slice's whole parent alive: kept as map keys, they held all
+ * of `git log --raw`'s output (21 MB on a 39,000-commit history) until the scan ended.
+ */
+export function ownString(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
 }
