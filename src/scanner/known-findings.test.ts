@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteObjects } from '../../test/helpers/edge-history.js';
 import { fakeCodehostToken, fakePaymentKey } from '../../test/helpers/fake-secrets.js';
 import { TestRepo } from '../../test/helpers/git-repo.js';
 import { detectSecrets } from './detect/detect-line.js';
@@ -20,7 +25,7 @@ beforeAll(() => {
 afterAll(() => repo.cleanup());
 
 /** Reads `known` again as scan.ts does, and returns the fingerprints kept. */
-async function reread(known: KnownFindings): Promise<string[]> {
+async function reread(known: KnownFindings, dir = repo.dir): Promise<string[]> {
   const found = new Set<string>();
   const sink = {
     onCandidateLine(info: { sha: string }, path: string, line: number, text: string) {
@@ -30,7 +35,7 @@ async function reread(known: KnownFindings): Promise<string[]> {
       }
     },
   };
-  const reading = { git: { binary: 'git', repo: repo.dir }, sink, prefilter: PREFILTER, parallelism: 2 };
+  const reading = { git: { binary: 'git', repo: dir }, sink, prefilter: PREFILTER, parallelism: 2 };
   expect(
     await known.read(
       reading,
@@ -62,5 +67,21 @@ describe('reading the commits a cache records findings in', () => {
         fingerprintOf('payment-live-key', commit, 'b.js', 1),
       ].sort(),
     );
+  });
+
+  it('reads each recorded line from the commit’s file, with no diff (the version before may be gone)', async () => {
+    const edit = repo.commitFiles({
+      'a.js': `// a comment\nexport const gh = "${fakeCodehostToken(81)}";\n`,
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-known-'));
+    try {
+      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, dir]);
+      // A diff of `edit` needs the version of a.js before it; that blob is gone.
+      deleteObjects(dir, [repo.git('rev-parse', `${edit}~1:a.js`).trim()]);
+      const known = new KnownFindings(new Map([[edit, [['codehost-token', 'a.js', 2] as FindingPlace]]]));
+      expect(await reread(known, dir)).toEqual([fingerprintOf('codehost-token', edit, 'a.js', 2)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,12 +1,15 @@
 import { fingerprintOf } from './fingerprint.js';
 import type { FindingPlace } from './scan-cache.js';
+import { type LinePlace, readFindingLines } from './sources/finding-lines.js';
 import { CommitList, type HistoryScanOptions, scanCommitsByDiff } from './sources/history.js';
 
 /**
  * The commits a cache records as having findings, read again so that their secrets are in memory
- * for the credential checks: through git's diff as before, but only at the paths of those findings.
- * A whole-history cached re-scan is mostly this read, and a commit with one finding may also be a
- * tree-wide reformatting: limiting git to a few paths makes it cost about the findings' files.
+ * for the credential checks. A whole-history cached re-scan is mostly this read, and a commit with
+ * one finding may also be a tree-wide reformatting, so the cost must follow the findings, not the
+ * commits: each recorded line is read straight from the commit's file (finding-lines.ts: one
+ * `git cat-file`, no diff). A commit where that does not give back every recorded finding is read
+ * through git's diff as before, but only at the paths of its findings.
  *
  * A path-limited diff can show more lines as added than the full one (a file renamed from a path
  * outside the limit reads as new), so only the findings the cache recorded are taken. It could in
@@ -42,17 +45,33 @@ export class KnownFindings {
     onCommitDone: () => void,
   ): Promise<string[]> {
     if (this.known.size === 0) return [];
-    const paths = [...new Set([...this.known.values()].flatMap((places) => places.map(([, path]) => path)))];
+    // Each recorded line straight from the commit's file: no diff at all.
+    const lines = new Map<string, LinePlace>();
+    for (const [commit, places] of this.known)
+      for (const [, path, line] of places) lines.set(`${commit}\0${path}\0${line}`, { commit, path, line });
+    await readFindingLines(reading, [...lines.values()]);
+    const left = new Map([...this.known].filter(([sha]) => !this.allFound(sha, found)));
+    for (let i = left.size; i < this.known.size; i++) onCommitDone();
+    if (left.size === 0) return [];
+    // The rest through git's diff, limited to the recorded paths.
+    const paths = [...new Set([...left.values()].flatMap((places) => places.map(([, path]) => path)))];
     // git reads the limit from stdin a line at a time (and drops a CR before the LF).
     const limit = paths.some((path) => /[\r\n]/.test(path)) ? undefined : paths;
-    const commits = CommitList.of([...this.known.keys()]);
-    const unreadable = await scanCommitsByDiff(reading, commits, onCommitDone, 1, limit);
+    const unreadable = await scanCommitsByDiff(
+      reading,
+      CommitList.of([...left.keys()]),
+      onCommitDone,
+      1,
+      limit,
+    );
     const unreadableSet = new Set(unreadable);
-    const missed = [...this.expected]
-      .filter(([sha, fingerprints]) => !unreadableSet.has(sha) && [...fingerprints].some((f) => !found(f)))
-      .map(([sha]) => sha);
+    const missed = [...left.keys()].filter((sha) => !unreadableSet.has(sha) && !this.allFound(sha, found));
     if (missed.length === 0) return unreadable;
     for (const sha of missed) this.expected.delete(sha);
     return [...unreadable, ...(await scanCommitsByDiff(reading, CommitList.of(missed), () => {}, 1))];
+  }
+
+  private allFound(sha: string, found: (fingerprint: string) => boolean): boolean {
+    return [...(this.expected.get(sha) ?? [])].every(found);
   }
 }

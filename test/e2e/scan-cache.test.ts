@@ -137,20 +137,22 @@ describe('svc scan --cache', () => {
   });
 
   it('reads a commit with findings again only in the files that had them, with the same report', async () => {
-    // A file with a credential is renamed twice; the second rename also adds a credential and
-    // changes an unrelated file, whose blob is then removed from the repository. The re-read of
-    // that commit looks only at the paths of the cached findings: the file's first name and its
-    // last. Its middle name is not among them, so the limited diff shows the file as new, with
-    // the old credential "added" too.
+    // A file with a credential is renamed twice; the second rename also adds a credential, on a
+    // line too long to be read straight from the file (so git's diff reads it), and changes an
+    // unrelated file, whose blob is then removed from the repository. The diff looks only at the
+    // paths of the cached findings: the file's first name and its last. Its middle name is not
+    // among them, so the limited diff shows the file as new, with the old credential "added" too.
     const old = fakeCodehostToken(76);
     const added = fakePaymentKey(77);
     planted.push(old, added);
-    const body = Array.from({ length: 40 }, (_, i) => `export const value${i} = ${i};`).join('\n');
+    // Long enough that git still calls the second rename a rename after the long line is added.
+    const body = Array.from({ length: 20_000 }, (_, i) => `export const value${i} = ${i};`).join('\n');
     repo.commitFiles({ 'src/config.js': `${body}\nexport const gh = "${old}";\n`, 'src/other.js': 'a\n' });
     repo.git('mv', 'src/config.js', 'src/settings.js');
     repo.commit('rename');
     repo.git('mv', 'src/settings.js', 'src/app.js');
-    repo.write('src/app.js', `${body}\nexport const gh = "${old}";\nexport const stripe = "${added}";\n`);
+    const long = `export const stripe = "${added}"; // ${'x'.repeat(300_000)}`;
+    repo.write('src/app.js', `${body}\nexport const gh = "${old}";\n${long}\n`);
     repo.write('src/other.js', 'b\n');
     const both = repo.commit('rename again, add a credential, and change another file');
     const clone = join(work, 'clone');
@@ -159,7 +161,7 @@ describe('svc scan --cache', () => {
     const first = JSON.parse((await scan(['--cache', cloneCache], clone)).stdout);
     const ofBoth = first.findings.filter((f: { commit: string }) => f.commit === both);
     expect(ofBoth.map((f: { path: string; line: number }) => `${f.path}:${f.line}`)).toEqual([
-      'src/app.js:42',
+      'src/app.js:20002',
     ]);
     deleteObjects(clone, [repo.git('rev-parse', `${both}:src/other.js`).trim()]);
     const full = JSON.parse((await scan([], clone)).stdout);
