@@ -15,7 +15,8 @@ import type { RuleId } from './types.js';
  * header carries the scanner and rule versions (a cache from another one is not trusted) and the
  * SHA-256 of the lines after it (a cut-short or edited file is not trusted either).
  */
-const MAGIC = 'svc-scan-cache 2';
+const FORMAT_NAME = 'svc-scan-cache ';
+const MAGIC = `${FORMAT_NAME}2`;
 
 /** Where a finding is, without what it is: `[ruleId, path, line]`. */
 export type FindingPlace = [ruleId: RuleId, path: string, line: number];
@@ -76,6 +77,11 @@ export async function loadScanCache(
   }
   const firstNl = text.indexOf('\n');
   const secondNl = text.indexOf('\n', firstNl + 1);
+  const magic = firstNl === -1 ? text : text.slice(0, firstNl);
+  if (magic !== MAGIC && magic.startsWith(FORMAT_NAME)) {
+    warn(`the scan cache ${file} was written by another scanner or rule version; scanning in full`);
+    return empty();
+  }
   const header =
     firstNl === -1 || secondNl === -1
       ? null

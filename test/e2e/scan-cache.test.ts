@@ -193,6 +193,9 @@ describe('svc scan --cache', () => {
     writeFileSync(cache, good.replace(/"scanner":"[^"]*"/, '"scanner":"0.0.0-other"'));
     const other = await expectSameAsFullScan();
     expect(other.cached.stderr).toMatch(/another scanner or rule version/);
+    // The first format (commit ids only), as an older svc wrote it.
+    writeFileSync(cache, good.replace(/^svc-scan-cache 2\n/, 'svc-scan-cache 1\n'));
+    expect((await expectSameAsFullScan()).cached.stderr).toMatch(/another scanner or rule version/);
     writeFileSync(cache, 'not a cache at all');
     expect((await expectSameAsFullScan()).cached.stderr).toMatch(/damaged/);
     // Each of those scans rewrote it whole, atomically: no temporary file is left beside it.
