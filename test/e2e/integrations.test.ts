@@ -175,7 +175,7 @@ describe('platform A: the action script', () => {
     const first = await run(`bash "${SCRIPT}"`, failing.dir, env({ SVC_CACHE: cacheFile }).vars);
     expect(first.code, first.out).toBe(1);
     const written = readFileSync(cacheFile, 'latin1');
-    expect(written.startsWith('svc-scan-cache 1\n')).toBe(true);
+    expect(written.startsWith('svc-scan-cache 2\n')).toBe(true);
     const second = await run(`bash "${SCRIPT}"`, failing.dir, env({ SVC_CACHE: cacheFile }).vars);
     expect(second.code, second.out).toBe(1);
     expect(second.out).not.toContain('scan cache');
