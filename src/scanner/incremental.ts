@@ -73,14 +73,13 @@ export class IncrementalScan {
    * where they are), and the others (`gate`).
    */
   toRead(all: CommitList): { gate: CommitList; known: Map<string, FindingPlace[]> } {
-    const recheck = this.recheck;
     const known = new Map<string, FindingPlace[]>();
     for (let i = 0; i < all.length; i++) {
       const sha = all.at(i);
-      const places = recheck.get(sha);
+      const places = this.recheck.get(sha);
       if (places !== undefined) known.set(sha, places);
     }
-    return { gate: all.filter((sha) => !this.clean.has(sha) && !recheck.has(sha)), known };
+    return { gate: all.filter((sha) => !this.clean.has(sha) && !this.recheck.has(sha)), known };
   }
 
   /**

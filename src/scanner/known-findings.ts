@@ -55,14 +55,12 @@ export class KnownFindings {
     if (left.size === 0) return [];
     // The rest through git's diff, limited to the recorded paths.
     const paths = [...new Set([...left.values()].flatMap((places) => places.map(([, path]) => path)))];
-    // git reads the limit from stdin a line at a time (and drops a CR before the LF).
-    const limit = paths.some((path) => /[\r\n]/.test(path)) ? undefined : paths;
     const unreadable = await scanCommitsByDiff(
       reading,
       CommitList.of([...left.keys()]),
       onCommitDone,
       1,
-      limit,
+      paths,
     );
     const unreadableSet = new Set(unreadable);
     const missed = [...left.keys()].filter((sha) => !unreadableSet.has(sha) && !this.allFound(sha, found));

@@ -74,9 +74,31 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   const branch = await resolveDefaultBranch(git, options.defaultBranch);
   const ignoreList = await readIgnoreList(git, branch.revision);
 
+  const warn = (message: string) => options.onWarning?.(message);
+  const incremental =
+    options.cache === undefined
+      ? null
+      : await IncrementalScan.open(
+          { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
+          git,
+        );
+  const unchanged = incremental?.unchangedListing() ?? null;
+  const { list: commits, missing } =
+    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git, options.commits);
+  const shallow = await isShallowFor(git, commits, options.commits !== undefined);
+  if (shallow) {
+    options.onWarning?.(
+      'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
+    );
+  }
+  const total = commits.length;
+  // Commits the cache knows had findings are read again where it says they are: the gate would only
+  // say so again. Only the findings it recorded are taken from them (known-findings.ts).
+  const split = incremental?.toRead(commits) ?? { gate: commits, known: new Map() };
+  const gate = split.gate;
+  const known = new KnownFindings(split.known);
+
   const findings = new Map<string, Finding>();
-  // Set once the cache is read: the commits it records findings in, read again at those paths only.
-  let known = new KnownFindings(new Map());
   const sink: AddedLineSink = {
     onCandidateLine(commit: CommitInfo, path: string, line: number, text: string) {
       for (const match of detectSecrets(text)) {
@@ -101,28 +123,6 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     },
   };
 
-  const warn = (message: string) => options.onWarning?.(message);
-  const incremental =
-    options.cache === undefined
-      ? null
-      : await IncrementalScan.open(
-          { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
-          git,
-        );
-  const unchanged = incremental?.unchangedListing() ?? null;
-  const { list: commits, missing } =
-    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git, options.commits);
-  const shallow = await isShallowFor(git, commits, options.commits !== undefined);
-  if (shallow) {
-    options.onWarning?.(
-      'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
-    );
-  }
-  const total = commits.length;
-  // Commits the cache knows had findings go straight to git's diff: the gate would only say so again.
-  const split = incremental?.toRead(commits) ?? { gate: commits, known: new Map() };
-  const gate = split.gate;
-  known = new KnownFindings(split.known);
   let done = total - gate.length - known.size;
   // The total is known before the first commit is read: callers can show "0 of N" through the gate
   // pass, which reports its clean commits only at its end.

@@ -1,5 +1,5 @@
 import { COMMIT_FORMAT, type CommitInfo } from './diff-parser.js';
-import { BOUNDED_PACK_MEMORY, runGit } from './git.js';
+import { BOUNDED_PACK_MEMORY, isOneInputLine, runGit } from './git.js';
 import type { HistoryScanOptions } from './history.js';
 
 const NL = 0x0a;
@@ -27,7 +27,7 @@ export interface LinePlace {
  * through git's diff.
  */
 export async function readFindingLines(options: HistoryScanOptions, places: LinePlace[]): Promise<void> {
-  const readable = places.filter((p) => !/[\r\n]/.test(p.path));
+  const readable = places.filter((p) => isOneInputLine(p.path));
   if (readable.length === 0) return;
   const commits = [...new Set(readable.map((p) => p.commit))];
   const files = [...new Set(readable.map((p) => `${p.commit}:${p.path}`))];

@@ -1,7 +1,15 @@
 import { ScanError } from '../errors.js';
 import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser } from './diff-parser.js';
-import { BOUNDED_PACK_MEMORY, firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git.js';
+import {
+  BOUNDED_PACK_MEMORY,
+  firstLine,
+  type GitRunner,
+  isOneInputLine,
+  runGit,
+  spawnFailure,
+  spawnGit,
+} from './git.js';
 
 /**
  * `git log` with every option that shapes its output pinned, so user configuration (diff.noprefix,
@@ -10,6 +18,8 @@ import { BOUNDED_PACK_MEMORY, firstLine, type GitRunner, runGit, spawnFailure, s
  * parents (conflict resolutions, evil merges); -M: renames (git's default similarity).
  */
 const LOG_ARGS = [
+  // Paths limiting a diff (scanCommitsByDiff) are file names, never patterns.
+  '--literal-pathspecs',
   ...BOUNDED_PACK_MEMORY,
   '-c',
   'log.showRoot=true',
@@ -92,7 +102,8 @@ export class CommitList {
 /**
  * Runs `git log -p` over the given commits, split into contiguous runs across processes, and returns
  * the commits git could not read. `minPerProcess` trades a process's start-up against parallelism.
- * `paths` limits the diffs to those paths (literal; none may hold a line break).
+ * `paths` limits the diffs to those paths, literally; when one cannot be passed (a line break), the
+ * diffs are whole.
  */
 export async function scanCommitsByDiff(
   options: HistoryScanOptions,
@@ -106,7 +117,11 @@ export async function scanCommitsByDiff(
     Math.max(1, Math.min(options.parallelism, Math.ceil(commits.length / minPerProcess))),
   );
   const unreadable: string[] = [];
-  const limit = paths === undefined ? undefined : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`);
+  // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
+  const limit =
+    paths === undefined || !paths.every(isOneInputLine)
+      ? undefined
+      : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`);
   await Promise.all(parts.map((part) => scanPart(options, part, unreadable, onCommitDone, limit)));
   return unreadable;
 }
@@ -176,9 +191,8 @@ async function scanPart(
 ): Promise<void> {
   let start = 0;
   while (start < part.length) {
-    // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
     const stdin = limit === undefined ? part.from(start) : Buffer.concat([part.from(start), limit]);
-    const run = await runLog(options, ['--stdin'], stdin, onCommitDone, limit !== undefined);
+    const run = await runLog(options, ['--stdin'], stdin, onCommitDone);
     if (run.ok) return;
     // git prints a commit's header only after its rename detection has read blobs, so the failing
     // commit is either the last one whose header we saw or the one after it: try each alone.
@@ -208,7 +222,6 @@ function runLog(
   revisions: string[],
   stdin: Buffer | undefined,
   onCommitDone: () => void,
-  literalPathspecs = false,
 ): Promise<LogRun> {
   return new Promise((resolve, reject) => {
     const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
@@ -216,8 +229,7 @@ function runLog(
     const parser = new DiffStreamParser(options.sink, prefilter, () => {
       if (parser.commitsSeen > 1) onCommitDone();
     });
-    const literal = literalPathspecs ? ['--literal-pathspecs'] : [];
-    const child = spawnGit(options.git, [...literal, ...LOG_ARGS, ...revisions]);
+    const child = spawnGit(options.git, [...LOG_ARGS, ...revisions]);
     child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(options.git, e)));
