@@ -137,6 +137,8 @@ const repo = scratchMirror(source);
 console.log(source.description);
 
 const cli = join(root, 'dist', 'cli', 'main.js');
+// The single executable CI downloads (`npm run build:binary`): its own Node, its own bundle.
+const binary = join(root, 'dist', 'svc-linux-x64');
 const scanArgs = [cli, 'scan', repo, '--no-verify', '--format', 'json'];
 const cache = join(workDir, 'bench.cache');
 const primed = join(workDir, 'bench.cache.primed');
@@ -153,6 +155,11 @@ const full: [string, string, string[]][] = [
     [join(root, 'bench', 'scan-once.mjs'), repo, 'diff'],
   ],
 ];
+if (existsSync(binary)) {
+  full.push(['svc scan, single executable (CI)', binary, scanArgs.slice(1)]);
+} else {
+  console.log(`no ${binary}: run \`npm run build:binary\` to measure the single executable too`);
+}
 const results = new Map<string, Measurement[]>();
 const add = (name: string, m: Measurement) => results.set(name, [...(results.get(name) ?? []), m]);
 const load: number[] = [];

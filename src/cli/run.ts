@@ -30,39 +30,8 @@ Run "svc COMMAND --help" for a command's options.
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 export type CommandSet = Record<string, () => Promise<{ run: Command; help: string }>>;
 
-/**
- * Commands load on demand: `svc scan` (and the single executable's start-up) never pays for the
- * service's HTTP, database and Redis modules.
- */
-export const ALL_COMMANDS: CommandSet = {
-  scan: async () => {
-    const m = await import('./scan-command.js');
-    return { run: m.scanCommand, help: m.SCAN_HELP };
-  },
-  serve: async () => {
-    const m = await import('./serve-command.js');
-    return { run: m.serveCommand, help: m.SERVE_HELP };
-  },
-  worker: async () => {
-    const m = await import('./worker-command.js');
-    return { run: m.workerCommand, help: m.WORKER_HELP };
-  },
-  'check-command': async () => {
-    const m = await import('./check-command.js');
-    return { run: m.checkCommand, help: m.CHECK_HELP };
-  },
-  hooks: async () => {
-    const m = await import('./hooks-command.js');
-    return { run: m.hooksCommand, help: m.HOOKS_HELP };
-  },
-  admin: async () => {
-    const m = await import('./admin-command.js');
-    return { run: m.adminCommand, help: m.ADMIN_HELP };
-  },
-};
-
 /** Runs one command line and returns its exit code; errors become one line on stderr. */
-export async function run(argv: string[], io: CliIo, commands: CommandSet = ALL_COMMANDS): Promise<number> {
+export async function run(argv: string[], io: CliIo, commands: CommandSet): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--version' || command === '-v') {
     io.stdout.write(`${VERSION}\n`);

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { loadConfig } from '../config/config.js';
 import { REPORT_FORMATS, type ReportFormat, renderReport, scanRepository } from '../scanner/index.js';
 import { createVerifier } from '../verify/index.js';
@@ -27,6 +28,17 @@ Options:
 Exit codes: 0 passed, 1 failing findings, 2 usage or fatal error, 3 scan incomplete.
 `;
 
+/**
+ * A scan allocates fast and keeps little (blob contents go through one reused buffer), yet V8 grows
+ * its young generation to its largest under that rate: 16 MB a half-space on Node 20, more on Node
+ * 24. Left at its first size, the scan's process peaked at 177 MB instead of 215 MB on a
+ * 39,000-commit history, no slower (npm run bench). Growth is read when V8 grows the space, so this
+ * takes effect although V8 has started; the service's processes keep V8's defaults.
+ */
+function keepYoungGenerationSmall(): void {
+  setFlagsFromString('--semi-space-growth-factor=1');
+}
+
 export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseScanArgs(argv);
   if (values.help) {
@@ -37,6 +49,7 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`expected one PATH, got ${positionals.length}`);
   const path = positionals[0] ?? '.';
   const config = loadConfig(io.env);
+  keepYoungGenerationSmall();
 
   const progress = terminalProgress(io.stderr);
   const result = await scanRepository({

@@ -35,9 +35,14 @@ export interface CacheContent {
   recheck: Map<string, FindingPlace[]>;
   /** The refs digest when clean + recheck were every commit listed from those refs; else null. */
   refs: string | null;
+  /**
+   * The commits those refs pointed at, when clean + recheck were every commit reachable from them
+   * (a complete listing, not a shallow clone); else null.
+   */
+  tips: string[] | null;
 }
 
-const empty = (): CacheContent => ({ clean: [], recheck: new Map(), refs: null });
+const empty = (): CacheContent => ({ clean: [], recheck: new Map(), refs: null, tips: null });
 
 /** A digest of everything in the rule set that decides what is found. */
 export function rulesDigest(): string {
@@ -97,7 +102,7 @@ export async function loadScanCache(
     warn(`the scan cache ${file} was written by another scanner or rule version; scanning in full`);
     return empty();
   }
-  return { clean: lines.slice(0, header.clean), recheck, refs: header.refs };
+  return { clean: lines.slice(0, header.clean), recheck, refs: header.refs, tips: header.tips ?? null };
 }
 
 /** Rewrites the cache atomically: a temporary file beside it, then a rename over it. */
@@ -111,6 +116,7 @@ export async function saveScanCache(file: string, key: CacheKey, content: CacheC
     scanner: key.scanner,
     rules: key.rules,
     refs: content.refs,
+    tips: content.tips === null ? null : [...content.tips].sort(),
     clean: clean.length,
     sha256: sha256(body),
   });
@@ -126,6 +132,8 @@ export async function saveScanCache(file: string, key: CacheKey, content: CacheC
 
 interface Header extends CacheKey {
   refs: string | null;
+  /** Absent in caches written before tips were kept: read as null. */
+  tips?: string[] | null;
   clean: number;
   sha256: string;
 }
@@ -137,6 +145,7 @@ function parseHeader(magic: string, json: string): Header | null {
     const ok =
       [h.scanner, h.rules, h.sha256].every((v) => typeof v === 'string') &&
       (h.refs === null || typeof h.refs === 'string') &&
+      (h.tips === undefined || h.tips === null || (Array.isArray(h.tips) && h.tips.every(isCommitId))) &&
       Number.isInteger(h.clean);
     return ok ? (h as Header) : null;
   } catch {
@@ -172,5 +181,7 @@ function isFindingPlace(value: unknown): value is FindingPlace {
     Number.isInteger(value[2])
   );
 }
+
+const isCommitId = (value: unknown): boolean => typeof value === 'string' && /^[0-9a-f]{40,64}$/.test(value);
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -82,9 +82,9 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
           { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
           git,
         );
-  const unchanged = incremental?.unchangedListing() ?? null;
+  const cachedListing = (await incremental?.listing(git)) ?? null;
   const { list: commits, missing } =
-    unchanged !== null ? { list: unchanged, missing: [] } : await listCommits(git, options.commits);
+    cachedListing !== null ? { list: cachedListing, missing: [] } : await listCommits(git, options.commits);
   const shallow = await isShallowFor(git, commits, options.commits !== undefined);
   if (shallow) {
     options.onWarning?.(

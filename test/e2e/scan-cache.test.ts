@@ -110,6 +110,61 @@ describe('svc scan --cache', () => {
     ).toEqual(['codehost-token revoked', 'payment-live-key active']);
   });
 
+  it('lists only the new commits while every commit a ref pointed at stays reachable', async () => {
+    const trace = join(work, 'git.trace');
+    /** The git commands a cached scan ran that list commits; the report checked against a full scan. */
+    const listings = async () => {
+      const full = await scan([]);
+      rmSync(trace, { force: true });
+      const r = await runSvc(['scan', repo.dir, '--format', 'json', '--cache', cache], {
+        env: { ...providers.env, GIT_TRACE: trace },
+      });
+      expect(r.stdout).toBe(full.stdout);
+      return readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('built-in: git rev-list'))
+        .map((l) => l.replace(/^.*built-in: git /, ''));
+    };
+    await scan(['--cache', cache]);
+    repo.commitFiles({ 'src/next.js': `export const gh = "${fakeCodehostToken(76)}";\n` });
+    planted.push(fakeCodehostToken(76));
+    expect(await listings()).toEqual(['rev-list --parents --all --stdin']);
+    // A branch, then merged and deleted: its old tip is the merge's parent, then reachable from main.
+    repo.git('checkout', '-q', '-b', 'topic');
+    repo.commitFiles({ 'topic.txt': 'topic\n' });
+    repo.git('checkout', '-q', 'main');
+    repo.commitFiles({ 'main.txt': 'main\n' });
+    expect(await listings()).toEqual(['rev-list --parents --all --stdin']);
+    repo.git('merge', '-q', '--no-ff', '-m', 'merge topic', 'topic');
+    repo.git('branch', '-q', '-D', 'topic');
+    expect(await listings()).toEqual(['rev-list --parents --all --stdin']);
+    repo.git('tag', '-a', '-m', 'release', 'v1');
+    repo.git('checkout', '-q', '-b', 'gone');
+    repo.commitFiles({ 'gone.env': `STRIPE=${fakePaymentKey(77)}\n` });
+    planted.push(fakePaymentKey(77));
+    expect(await listings()).toEqual(['rev-list --parents --all --stdin']);
+    // A branch deleted unmerged: its old tip still exists but is no longer reachable, and its commits
+    // must leave the report: every commit is listed again.
+    repo.git('checkout', '-q', 'main');
+    repo.git('branch', '-q', '-D', 'gone');
+    expect(await listings()).toEqual([
+      'rev-list --parents --all --stdin',
+      'rev-list -n 1 --stdin --not --all',
+      'rev-list --all',
+    ]);
+    // main rewritten, but its old tip is the tag's: still reachable.
+    repo.git('reset', '-q', '--hard', 'HEAD~1');
+    repo.commitFiles({ 'main.txt': 'rewritten\n' });
+    expect(await listings()).toEqual(['rev-list --parents --all --stdin']);
+    // The tag gone too: the old main's commits are unreachable, listed in full again.
+    repo.git('tag', '-d', 'v1');
+    expect(await listings()).toEqual([
+      'rev-list --parents --all --stdin',
+      'rev-list -n 1 --stdin --not --all',
+      'rev-list --all',
+    ]);
+  });
+
   it('reads only the commits it does not record as clean', async () => {
     // Damage a clean, cached commit's blob: a full scan notices, the cached one never reads it.
     const clone = join(work, 'clone');

@@ -35,12 +35,13 @@ export class BlobStream {
     git: GitRunner,
     private readonly sink: BlobSink,
   ) {
-    // Half the default delta-base cache: 93 MB instead of 145 MB resident for 5% more time (measured
-    // on a 24,000-commit history; a quarter costs 15%).
+    // A quarter of the default delta-base cache. Measured with 64 MB pack windows (two runs each, on
+    // a 39,000-commit history and a 24,000-commit one): 24 MB took no longer than 48 MB (10.5 s
+    // against 11.5 s, 8.4 s against 9.3 s) and the scan's processes held 20 MB less in all.
     this.child = spawnGit(git, [
       ...BOUNDED_PACK_MEMORY,
       '-c',
-      'core.deltaBaseCacheLimit=48m',
+      'core.deltaBaseCacheLimit=24m',
       'cat-file',
       '--batch',
     ]);
