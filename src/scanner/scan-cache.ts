@@ -7,8 +7,8 @@ import type { RuleId } from './types.js';
  * The incremental-scan cache (svc scan --cache): the ids of the commits a scan read and found nothing in,
  * the other commits it listed with where their findings are (rule, path, line: what a report's
  * fingerprint already shows; they are read again next time, only at those paths, so that their
- * secrets are in memory for the credential checks), and a digest of the refs they were listed from.
- * No secret material: no value, not even masked.
+ * secrets are in memory for the credential checks), a digest of the refs they were listed from and
+ * the commits those refs pointed at (incremental.ts lists only what is new since). No secret material: no value, not even masked.
  *
  * Layout: a first line naming the format, a JSON header line, then one commit id per line, the
  * clean ones first, each of the others followed by a tab and the JSON list of its findings. The
