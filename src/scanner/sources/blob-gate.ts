@@ -1,5 +1,6 @@
 import { detectSecrets } from '../detect/detect-line.js';
 import { PREFILTER } from '../detect/prefilter.js';
+import { sharedRuns } from './shared-runs.js';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -81,6 +82,62 @@ export class DetectionLineGate {
     return this.end();
   }
 
+  /**
+   * Every detection line of a held blob's part `[from, to)` (on line boundaries): each line's start is
+   * pushed on `out`, in order. The same test per line as `scan` (a line over MAX_LINE is one if it
+   * holds a keyword), but it goes on to the end.
+   */
+  detectionLines(blob: Buffer, from: number, to: number, out: number[]): void {
+    let at = from;
+    while (at < to) {
+      let end = Math.min(to, at + PIECE);
+      if (end < to) {
+        const nl = blob.lastIndexOf(NL, end - 1);
+        if (nl >= at) {
+          end = nl + 1;
+        } else {
+          // One line longer than a piece.
+          const lineEnd = blob.indexOf(NL, at);
+          end = lineEnd === -1 || lineEnd >= to ? to : lineEnd + 1;
+          const contentEnd = blob[end - 1] === NL ? end - 1 : end;
+          if (contentEnd - at > MAX_LINE) {
+            if (this.hasKeyword(blob.subarray(at, contentEnd))) out.push(at);
+            at = end;
+            continue;
+          }
+        }
+      }
+      this.scanLines(blob, at, end, out);
+      at = end;
+    }
+  }
+
+  /**
+   * Every detection line of `blob`, given those of a version it was compared with (`baseLines`, all
+   * of `base`'s), without prefiltering the lines the two share: their common first and last lines
+   * (outside `[from, to)`, changedRegion's answer) and, inside, every run of whole lines `base` has
+   * too (shared-runs.ts). Whether a line is a detection line depends on its bytes alone, so such a
+   * line is one exactly when it is one in `base`. A small edit to a long file leaves a few lines to
+   * read, where the changed region is most of the file when edits are far apart.
+   */
+  detectionLinesSharing(blob: Buffer, from: number, to: number, base: Buffer, baseLines: number[]): number[] {
+    const baseTo = to - (blob.length - base.length);
+    const lines: number[] = [];
+    const copy = (baseFrom: number, baseEnd: number, at: number) => {
+      for (const line of baseLines) if (line >= baseFrom && line < baseEnd) lines.push(line - baseFrom + at);
+    };
+    copy(0, from, 0);
+    let at = from;
+    for (const run of sharedRuns(blob, from, to, base, from, baseTo)) {
+      if (run.bStart > at) this.detectionLines(blob, at, run.bStart, lines);
+      copy(run.aStart, run.aStart + (run.bEnd - run.bStart), run.bStart);
+      at = run.bEnd;
+    }
+    if (to > at) this.detectionLines(blob, at, to, lines);
+    copy(baseTo, base.length, to);
+    return lines;
+  }
+
   private stash(part: Buffer): void {
     // Copy: the pipe may reuse its chunk's memory.
     this.carry.push(Buffer.from(part));
@@ -112,8 +169,11 @@ export class DetectionLineGate {
     return this.prefilter.test(bytes.toString('latin1'));
   }
 
-  /** Complete lines in buf[from, to): the prefilter over all of them, the rules on lines it hits. */
-  private scanLines(buf: Buffer, from: number, to: number): void {
+  /**
+   * Complete lines in buf[from, to): the prefilter over all of them, the rules on lines it hits.
+   * Pushes each detection line's start on `out`, or (without `out`) stops at the first one.
+   */
+  private scanLines(buf: Buffer, from: number, to: number, out?: number[]): void {
     const text = buf.toString('latin1', from, to);
     const prefilter = this.prefilter;
     prefilter.lastIndex = 0;
@@ -123,7 +183,8 @@ export class DetectionLineGate {
       if (end === -1) end = text.length;
       if (end - start > MAX_LINE || this.isDetectionLine(buf, from + start, from + end)) {
         this.found = true;
-        return;
+        if (out === undefined) return;
+        out.push(from + start);
       }
       prefilter.lastIndex = end;
     }

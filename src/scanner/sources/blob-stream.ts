@@ -35,13 +35,14 @@ export class BlobStream {
     git: GitRunner,
     private readonly sink: BlobSink,
   ) {
-    // A quarter of the default delta-base cache. Measured with 64 MB pack windows (two runs each, on
-    // a 39,000-commit history and a 24,000-commit one): 24 MB took no longer than 48 MB (10.5 s
-    // against 11.5 s, 8.4 s against 9.3 s) and the scan's processes held 20 MB less in all.
+    // A twelfth of the default delta-base cache: blobs are asked for one file at a time
+    // (request-order.ts), so each version is one delta from the last, still cached. Standalone, in
+    // that order: 8 MB as fast as 96 MB (1.5 s on a 24,000-commit history, 2.2 s on 39,000), and
+    // 100 MB resident instead of 190 MB.
     this.child = spawnGit(git, [
       ...BOUNDED_PACK_MEMORY,
       '-c',
-      'core.deltaBaseCacheLimit=24m',
+      'core.deltaBaseCacheLimit=8m',
       'cat-file',
       '--batch',
     ]);

@@ -1,4 +1,4 @@
-import type { BlobStream } from './blob-stream.js';
+import type { PathOrderedRequests } from './request-order.js';
 import type { TreeChange } from './tree-changes.js';
 
 export enum BlobState {
@@ -58,11 +58,12 @@ export class BlobTable {
   record(
     sha: string,
     changes: TreeChange[],
-    stream: BlobStream,
+    stream: PathOrderedRequests,
   ): { record: CommitRecord; introduced: number[] } {
     const entries: number[] = [];
     const introduced: number[] = [];
     for (const change of changes) {
+      stream.atPath(change.path);
       const added = change.newBlob === null ? -1 : this.request(change.newBlob, stream);
       const olds = change.oldBlobs.map((id) => this.request(id, stream));
       entries.push(added, olds.length, ...olds.map((o, k) => (change.diffedAgainst[k] ? o : -(o + 1))));
@@ -108,7 +109,7 @@ export class BlobTable {
     return false;
   }
 
-  private request(id: string, stream: BlobStream): number {
+  private request(id: string, stream: PathOrderedRequests): number {
     const found = this.index.get(id);
     if (found !== undefined) return found;
     const index = this.index.size;

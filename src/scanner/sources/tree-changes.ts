@@ -7,6 +7,8 @@ import type { CommitList } from './history.js';
  * commits) are left out: they are not objects of this repository and hold no lines.
  */
 export interface TreeChange {
+  /** The path as git printed it (bytes as latin1): which file's versions these blobs are. */
+  path: string;
   newBlob: string | null;
   oldBlobs: string[];
   /**
@@ -121,6 +123,8 @@ class RawParser {
   private carry = '';
   private sha: string | null = null;
   private changes: TreeChange[] = [];
+  /** The entry whose path is the next field (null when that path's entry is not kept). */
+  private awaitingPath: TreeChange | null = null;
   private expectPath = false;
   completed = 0;
 
@@ -145,7 +149,12 @@ class RawParser {
 
   private field(raw: string): void {
     if (this.expectPath) {
-      this.expectPath = false; // the path itself is not needed: blobs are what the gate reads
+      this.expectPath = false;
+      if (this.awaitingPath !== null) {
+        this.awaitingPath.path = raw;
+        this.changes.push(this.awaitingPath);
+        this.awaitingPath = null;
+      }
       return;
     }
     const field = raw.charCodeAt(0) === 0x0a ? raw.slice(1) : raw;
@@ -157,8 +166,7 @@ class RawParser {
     }
     if (field.charCodeAt(0) === 0x3a /* : */) {
       this.expectPath = true;
-      const change = parseEntry(field);
-      if (change !== null) this.changes.push(change);
+      this.awaitingPath = parseEntry(field);
     }
   }
 
@@ -195,5 +203,5 @@ function parseEntry(field: string): TreeChange | null {
     diffedAgainst.push(isSymlink(modes[k]!) === isSymlink(newMode));
   }
   const newBlob = newMode === GITLINK || isNull(newId) ? null : newId;
-  return newBlob === null && oldBlobs.length === 0 ? null : { newBlob, oldBlobs, diffedAgainst };
+  return newBlob === null && oldBlobs.length === 0 ? null : { path: '', newBlob, oldBlobs, diffedAgainst };
 }
