@@ -134,6 +134,6 @@ export class BlobTable {
  * output was read into, and V8 keeps a slice's whole parent alive: kept as map keys, they held all
  * of `git log --raw`'s output (21 MB on a 39,000-commit history) until the scan ended.
  */
-function ownString(text: string): string {
+export function ownString(text: string): string {
   return Buffer.from(text, 'latin1').toString('latin1');
 }

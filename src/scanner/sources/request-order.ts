@@ -1,3 +1,5 @@
+import { ownString } from './blob-table.js';
+
 /** Where blob requests go: a `git cat-file --batch` stream (blob-stream.ts), or something in between. */
 export interface BlobRequester {
   request(id: string, index: number): void;
@@ -30,7 +32,7 @@ export class PathOrderedRequests implements BlobRequester {
     let id = this.pathIds.get(path);
     if (id === undefined) {
       id = this.pathIds.size;
-      this.pathIds.set(path, id);
+      this.pathIds.set(ownString(path), id); // a key of its own, not a slice holding git's output
     }
     this.currentPath = id;
   }
