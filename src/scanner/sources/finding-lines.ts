@@ -30,7 +30,9 @@ export async function readFindingLines(options: HistoryScanOptions, places: Line
   const readable = places.filter((p) => isOneInputLine(p.path));
   if (readable.length === 0) return;
   const commits = [...new Set(readable.map((p) => p.commit))];
-  const files = [...new Set(readable.map((p) => `${p.commit}:${p.path}`))];
+  // One file's versions after another: git rebuilds each from the one before, still in its cache,
+  // rather than each from far down its delta chain (request-order.ts measured the same for blobs).
+  const files = [...new Set(readable.map((p) => `${p.commit}:${p.path}`))].sort(byPath);
   const [log, blobs] = await Promise.all([
     runGit(
       options.git,
@@ -60,6 +62,13 @@ export async function readFindingLines(options: HistoryScanOptions, places: Line
     if (!prefilter.test(line.toString('latin1'))) continue;
     options.sink.onCandidateLine(commit, place.path, place.line, line.toString('utf8'));
   }
+}
+
+/** Orders `<commit>:<path>` names by path (a stable sort keeps each path's versions in order). */
+function byPath(x: string, y: string): number {
+  const px = x.slice(x.indexOf(':') + 1);
+  const py = y.slice(y.indexOf(':') + 1);
+  return px < py ? -1 : px > py ? 1 : 0;
 }
 
 /** `\x01<sha>\x1f<author>\x1f<date>` records, as the diff parser reads them. */
