@@ -1,6 +1,6 @@
 import { detectSecrets } from '../detect/detect-line.js';
 import { PREFILTER } from '../detect/prefilter.js';
-import { sharedRuns } from './shared-runs.js';
+import { commonBackward, commonForward, sharedRuns } from './shared-runs.js';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -205,8 +205,6 @@ export class DetectionLineGate {
   }
 }
 
-const BLOCK = 4096;
-
 /**
  * The part of `blob` that can hold a line `reference` does not have: everything but the lines of
  * their common prefix and common suffix (a small edit to a long file leaves a few lines). Returned
@@ -214,31 +212,9 @@ const BLOCK = 4096;
  * region, whatever git's diff later calls added.
  */
 export function changedRegion(blob: Buffer, reference: Buffer): [number, number] {
-  const limit = Math.min(blob.length, reference.length);
-  let prefix = 0;
-  while (
-    prefix + BLOCK <= limit &&
-    blob.compare(reference, prefix, prefix + BLOCK, prefix, prefix + BLOCK) === 0
-  ) {
-    prefix += BLOCK;
-  }
-  while (prefix < limit && blob[prefix] === reference[prefix]) prefix++;
-  let suffix = 0;
-  const room = limit - prefix; // the suffix may not overlap the prefix in either buffer
-  while (
-    suffix + BLOCK <= room &&
-    blob.compare(
-      reference,
-      reference.length - suffix - BLOCK,
-      reference.length - suffix,
-      blob.length - suffix - BLOCK,
-      blob.length - suffix,
-    ) === 0
-  ) {
-    suffix += BLOCK;
-  }
-  while (suffix < room && blob[blob.length - 1 - suffix] === reference[reference.length - 1 - suffix])
-    suffix++;
+  const prefix = commonForward(blob, 0, blob.length, reference, 0, reference.length);
+  // The suffix may not overlap the prefix in either buffer.
+  const suffix = commonBackward(blob, prefix, blob.length, reference, prefix, reference.length);
   // Whole lines only: from the start of the line the first difference is in, to the end of the line
   // that starts at or before the common suffix (only a line whose preceding newline is itself in the
   // common suffix is sure to be one of the reference's lines).
