@@ -11,11 +11,17 @@ export function prefilterKeywords(rules = RULES): string[] {
   return all.filter((k) => !all.some((other) => other !== k && k.includes(other))).sort();
 }
 
+/** A global, case-insensitive alternation of literal keywords. */
+export function keywordPattern(keywords: readonly string[]): RegExp {
+  return new RegExp(keywords.map(escapeLiteral).join('|'), 'gi');
+}
+
 /**
  * One case-insensitive alternation of literal keywords: every line a rule can match contains a hit.
- * Global, so the hot loop can walk a whole chunk with `exec`; callers own `lastIndex`.
+ * Global, so the hot loop can walk a whole chunk with `exec`; callers own `lastIndex`. The blob gate
+ * finds the same keywords with keyword-finder.ts.
  */
-export const PREFILTER: RegExp = new RegExp(prefilterKeywords().map(escapeLiteral).join('|'), 'gi');
+export const PREFILTER: RegExp = keywordPattern(prefilterKeywords());
 
 const ANY = new RegExp(PREFILTER.source, 'i');
 

@@ -1,5 +1,5 @@
 import { detectSecrets } from '../detect/detect-line.js';
-import { PREFILTER } from '../detect/prefilter.js';
+import { KeywordFinder } from '../detect/keyword-finder.js';
 import { commonBackward, commonForward, sharedRuns } from './shared-runs.js';
 
 const NL = 0x0a;
@@ -26,13 +26,18 @@ const VERDICT_LINE_LIMIT = 256;
  * Fed in pieces (`push`, then `end`); once a detection line is seen the rest is skipped.
  */
 export class DetectionLineGate {
-  private readonly prefilter = new RegExp(PREFILTER.source, 'gi');
   private readonly verdicts = new Map<string, boolean>();
   private carry: Buffer[] = [];
   private carryLength = 0;
   /** Inside a line longer than MAX_LINE: only the keyword test applies to it. */
   private inLongLine = false;
   found = false;
+
+  /**
+   * `finder` finds the prefilter's keywords; contents that lie in its room are searched in place
+   * (the deferred gate holds its blobs there).
+   */
+  constructor(private readonly finder = new KeywordFinder()) {}
 
   /** Starts a new blob. */
   reset(): void {
@@ -165,8 +170,7 @@ export class DetectionLineGate {
   }
 
   private hasKeyword(bytes: Buffer): boolean {
-    this.prefilter.lastIndex = 0;
-    return this.prefilter.test(bytes.toString('latin1'));
+    return this.finder.find(bytes, 0, bytes.length) !== -1;
   }
 
   /**
@@ -174,19 +178,18 @@ export class DetectionLineGate {
    * Pushes each detection line's start on `out`, or (without `out`) stops at the first one.
    */
   private scanLines(buf: Buffer, from: number, to: number, out?: number[]): void {
-    const text = buf.toString('latin1', from, to);
-    const prefilter = this.prefilter;
-    prefilter.lastIndex = 0;
-    for (let m = prefilter.exec(text); m !== null; m = prefilter.exec(text)) {
-      const start = text.lastIndexOf('\n', m.index) + 1;
-      let end = text.indexOf('\n', m.index);
-      if (end === -1) end = text.length;
-      if (end - start > MAX_LINE || this.isDetectionLine(buf, from + start, from + end)) {
+    for (let at = from; at < to; ) {
+      const hit = this.finder.find(buf, at, to);
+      if (hit === -1) return;
+      const start = Math.max(from, buf.lastIndexOf(NL, hit) + 1);
+      let end = buf.indexOf(NL, hit);
+      if (end === -1 || end > to) end = to;
+      if (end - start > MAX_LINE || this.isDetectionLine(buf, start, end)) {
         this.found = true;
         if (out === undefined) return;
-        out.push(from + start);
+        out.push(start);
       }
-      prefilter.lastIndex = end;
+      at = end;
     }
   }
 

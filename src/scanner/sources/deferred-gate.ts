@@ -1,3 +1,4 @@
+import { KeywordFinder } from '../detect/keyword-finder.js';
 import { changedRegion, DetectionLineGate } from './blob-gate.js';
 import type { BlobSink } from './blob-stream.js';
 import { BlobState, type BlobTable } from './blob-table.js';
@@ -26,8 +27,13 @@ const WHOLE_BLOB_LIMIT = 8 << 20;
  * copies do not have) and cost more than it saved.
  */
 export class DeferredGate {
+  /**
+   * Finds keywords; its room is the ring below, so held blobs are searched where they lie. One
+   * serves both of the gate's users: it runs synchronously.
+   */
+  readonly finder: KeywordFinder;
   /** Gates regions of held blobs (synchronously: one instance serves every stream). */
-  private readonly gate = new DetectionLineGate();
+  private readonly gate: DetectionLineGate;
   /** Contents by blob, oldest first; a blob is "waiting" while its state is Pending. */
   private readonly held = new Map<number, Buffer>();
   /**
@@ -40,7 +46,7 @@ export class DeferredGate {
    * Where contents are held: one buffer, filled round and round (allocate). The scan reads every
    * version of every file (1.6 GB on a 39,000-commit history); a buffer of its own for each would
    * leave V8 that much garbage to find, and it finds it late (external memory is collected with the
-   * old generation).
+   * old generation). It is the keyword finder's room.
    */
   private readonly ring: Buffer;
   private ringHead = 0;
@@ -55,7 +61,9 @@ export class DeferredGate {
     /** How many bytes of contents are held, and the largest blob held (tests make them small). */
     readonly limits = { held: HELD_BYTES, wholeBlob: WHOLE_BLOB_LIMIT },
   ) {
-    this.ring = Buffer.allocUnsafeSlow(limits.held + limits.wholeBlob);
+    this.finder = new KeywordFinder(limits.held + limits.wholeBlob);
+    this.ring = this.finder.room;
+    this.gate = new DetectionLineGate(this.finder);
   }
 
   /** A sink for the `git cat-file` stream feeding this gate (one: contents are filled in turn). */
@@ -235,13 +243,15 @@ function push(map: Map<number, number[]>, key: number, value: number): void {
 
 /** The per-stream half of the gate: collects one blob's chunks, or gates an over-large one as it streams. */
 class StreamSink implements BlobSink {
-  private readonly streaming = new DetectionLineGate();
+  private readonly streaming: DetectionLineGate;
   private current = -1;
   /** The blob being collected (null while an over-large one streams by), and how much has come. */
   private content: Buffer | null = null;
   private filled = 0;
 
-  constructor(private readonly gate: DeferredGate) {}
+  constructor(private readonly gate: DeferredGate) {
+    this.streaming = new DetectionLineGate(gate.finder);
+  }
 
   start(index: number, size: number): void {
     this.current = index;
