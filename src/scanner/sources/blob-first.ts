@@ -43,7 +43,7 @@ export async function scanCommitsBlobFirst(
   // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
   // was measured: its gain was within the noise of a shared machine, and two more git processes with
   // their caches take the scan over its 300 MB budget.
-  const stream = new BlobStream(options.git, gate.sink());
+  const stream = await BlobStream.open(options.git, gate.sink());
   const requests = new PathOrderedRequests(stream);
   const records: CommitRecord[] = [];
   await listTreeChanges(

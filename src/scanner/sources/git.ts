@@ -1,4 +1,11 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import {
+  type ChildProcessByStdio,
+  type ChildProcessWithoutNullStreams,
+  type SpawnOptions,
+  spawn,
+} from 'node:child_process';
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
 import { ScanError } from '../errors.js';
 
 /**
@@ -49,12 +56,36 @@ export interface GitResult {
 
 /** Spawns git in the repository; the caller owns the streams. */
 export function spawnGit(git: GitRunner, args: readonly string[]): ChildProcessWithoutNullStreams {
-  return spawn(git.binary, ['-C', git.repo, ...args], {
+  return spawn(
+    git.binary,
+    ['-C', git.repo, ...args],
+    spawnOptions(git, 'pipe'),
+  ) as ChildProcessWithoutNullStreams;
+}
+
+/**
+ * Spawns git with its standard output on `stdout`, a socket the caller reads (output-socket.ts);
+ * standard input and error are pipes, as with spawnGit.
+ */
+export function spawnGitInto(
+  git: GitRunner,
+  args: readonly string[],
+  stdout: Socket,
+): ChildProcessByStdio<Writable, null, Readable> {
+  return spawn(git.binary, ['-C', git.repo, ...args], spawnOptions(git, stdout)) as ChildProcessByStdio<
+    Writable,
+    null,
+    Readable
+  >;
+}
+
+function spawnOptions(git: GitRunner, stdout: 'pipe' | Socket): SpawnOptions {
+  return {
     env: { ...process.env, ...GIT_ENV_OVERRIDES },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', stdout, 'pipe'],
     signal: git.signal,
     killSignal: 'SIGKILL',
-  });
+  };
 }
 
 /** Runs a short git command to completion and collects its output. */
