@@ -82,8 +82,16 @@ function childrenOf(pid: number): number[] {
   return children;
 }
 
-/** Runs a command, sampling its process tree's memory every 50 ms; stdout goes to /dev/null. */
-export function measure(command: string, args: string[], cwd?: string): Promise<Measurement> {
+/**
+ * Runs a command, sampling its process tree's memory every 50 ms (unless `sampleMemory` is false:
+ * the memory figures are then 0); stdout goes to /dev/null.
+ */
+export function measure(
+  command: string,
+  args: string[],
+  cwd?: string,
+  { sampleMemory = true }: { sampleMemory?: boolean } = {},
+): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -92,7 +100,7 @@ export function measure(command: string, args: string[], cwd?: string): Promise<
     let peakRoot = 0;
     let peakPss = 0;
     const timer = setInterval(() => {
-      if (child.pid === undefined) return;
+      if (child.pid === undefined || !sampleMemory) return;
       const { total, largest, own, pss } = treeMemory(child.pid);
       peakPss = Math.max(peakPss, pss);
       peakRoot = Math.max(peakRoot, own);
