@@ -79,6 +79,10 @@ export class CommitList {
   from(i: number): Buffer {
     return this.records.subarray(i * this.width);
   }
+  /** The records of commits [from, to). */
+  slice(from: number, to: number): Buffer {
+    return this.records.subarray(from * this.width, to * this.width);
+  }
   /** The list in the opposite order (oldest first, for `git rev-list` output). */
   reversed(): CommitList {
     const out = Buffer.allocUnsafe(this.records.length);

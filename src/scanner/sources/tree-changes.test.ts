@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
+import { TestRepo } from '../../../test/helpers/git-repo.js';
+import { renderReport } from '../report/index.js';
+import { scanRepository } from '../scan.js';
+import { listCommits } from './history.js';
+import { type ListingMode, listTreeChanges, type TreeChange } from './tree-changes.js';
+
+// The scan lists 4,096 commits to a git process; here the scan's listings take 3, so small histories
+// are listed by many processes one after another, and a damaged object stops one of them midway.
+vi.mock('./tree-changes.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./tree-changes.js')>();
+  return {
+    ...original,
+    listTreeChanges: (...args: Parameters<typeof original.listTreeChanges>) =>
+      original.listTreeChanges(args[0], args[1], args[2], args[3], args[4], args[5] ?? 3),
+  };
+});
+
+let repo: TestRepo;
+let damaged: string;
+beforeAll(() => {
+  repo = new TestRepo();
+  buildEdgeHistory(repo);
+  damaged = mkdtempSync(join(tmpdir(), 'svc-listing-'));
+  execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, damaged]);
+  const id = (rev: string) =>
+    execFileSync('git', ['-C', damaged, 'rev-parse', rev], { encoding: 'utf8' }).trim();
+  deleteObjects(damaged, [id('main~8^{tree}'), id('main~3^{tree}')]);
+});
+afterAll(() => {
+  repo.cleanup();
+  rmSync(damaged, { recursive: true, force: true });
+});
+
+/** Every commit's listing, and the commits handed back unlisted. */
+async function listing(path: string, mode: ListingMode, chunk: number) {
+  const git = { binary: 'git', repo: path };
+  const { list } = await listCommits(git);
+  const listed = new Map<string, TreeChange[]>();
+  const unlisted = new Set<string>();
+  await listTreeChanges(
+    git,
+    list,
+    (sha, changes) => listed.set(`${sha} ${listed.size}`, changes),
+    (sha) => unlisted.add(sha),
+    mode,
+    chunk,
+  );
+  return { all: list, listed, unlisted };
+}
+
+describe('listTreeChanges in processes of a few commits', () => {
+  it('lists what one process lists, in the same order', async () => {
+    for (const mode of ['combined', 'per-parent'] as const) {
+      const whole = await listing(repo.dir, mode, 1 << 30);
+      const chunked = await listing(repo.dir, mode, 3);
+      expect(whole.unlisted.size).toBe(0);
+      expect(chunked.unlisted.size).toBe(0);
+      expect([...chunked.listed]).toEqual([...whole.listed]);
+      expect(whole.listed.size).toBeGreaterThan(3);
+    }
+  });
+
+  it('on a damaged history, lists or hands back every commit, and lists the rest as one process does', async () => {
+    const whole = await listing(damaged, 'combined', 1 << 30);
+    const chunked = await listing(damaged, 'combined', 3);
+    expect(chunked.unlisted.size).toBeGreaterThan(0);
+    for (const run of [whole, chunked]) {
+      const seen = new Set([...run.listed.keys()].map((key) => key.split(' ')[0]!));
+      for (let i = 0; i < run.all.length; i++) {
+        const sha = run.all.at(i);
+        expect(seen.has(sha) || run.unlisted.has(sha)).toBe(true);
+      }
+    }
+    const changesOf = (run: typeof whole) =>
+      new Map(
+        [...run.listed]
+          .map(([key, changes]) => [key.split(' ')[0]!, changes] as const)
+          .filter(([sha]) => !whole.unlisted.has(sha) && !chunked.unlisted.has(sha)),
+      );
+    expect(changesOf(chunked)).toEqual(changesOf(whole));
+  });
+
+  it('leaves the scan’s report as the diff path gives it, whole and damaged', async () => {
+    for (const path of [repo.dir, damaged]) {
+      const report = (method: 'blob-first' | 'diff') =>
+        scanRepository({ path, method }).then((r) => renderReport(r, 'json', { toolVersion: 'test' }));
+      expect(await report('blob-first')).toBe(await report('diff'));
+    }
+  });
+});
