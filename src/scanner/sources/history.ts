@@ -77,7 +77,7 @@ export class CommitList {
     return this.records.toString('latin1', i * this.width, (i + 1) * this.width - 1);
   }
   from(i: number): Buffer {
-    return this.records.subarray(i * this.width);
+    return this.slice(i, this.length);
   }
   /** The records of commits [from, to). */
   slice(from: number, to: number): Buffer {
