@@ -375,6 +375,13 @@ const lines: Row[] = [
   ["cat > setup.sh <<'EOF'\nnpm i left-pad\nEOF\nbash setup.sh", I, ['npm left-pad -']],
   ["cat >setup.sh <<'EOF' && chmod +x setup.sh && ./setup.sh\nnpm i left-pad\nEOF", I, ['npm left-pad -']],
   ["cat > /tmp/s.sh <<'EOF'\npip install requests\nEOF\nsource /tmp/s.sh", I, ['PyPI requests -']],
+  // `tee FILE <<EOF` writes the script as a redirection does: judged when the line runs FILE.
+  ["tee setup.sh <<'EOF'\nnpm i left-pad\nEOF\nbash setup.sh", I, ['npm left-pad -']],
+  ["tee -a setup.sh > /dev/null <<'EOF'\nnpm i left-pad\nEOF\nsh ./setup.sh", I, ['npm left-pad -']],
+  ["cat <<'EOF' | sudo tee /tmp/s.sh\npip install requests\nEOF\n. /tmp/s.sh", I, ['PyPI requests -']],
+  ["tee setup.sh <<'EOF' && chmod +x setup.sh && ./setup.sh\nnpm i left-pad\nEOF", I, ['npm left-pad -']],
+  ["tee setup.sh <<'EOF'\nnpm i left-pad\nEOF\ncat setup.sh", N],
+  ["tee notes.txt <<'EOF'\nnpm i left-pad\nEOF\nbash other.sh", N],
   ["bash <<'EOF'\nnpm i left-pad\nEOF", I, ['npm left-pad -']],
   ['cat <<EOF | sudo sh\nnpm i left-pad\nEOF', I, ['npm left-pad -']],
   ["ssh build-host <<'EOF'\npip install requests\nEOF", I, ['PyPI requests -']],

@@ -76,17 +76,33 @@ function feedsAShell(line: string): boolean {
 }
 
 /**
- * Whether the here-document's line writes it to a file (`cat > setup.sh <<EOF`) that the rest of the
- * command line then runs (`bash setup.sh`, `sh ./setup.sh`, `. setup.sh`, `source setup.sh`,
- * `./setup.sh`), on its own line or after the body: writing a script and running it is how an agent
- * installs in one step.
+ * Whether the here-document's line writes it to a file (`cat > setup.sh <<EOF`, `tee setup.sh <<EOF`,
+ * `cat <<EOF | sudo tee -a setup.sh`) that the rest of the command line then runs (`bash setup.sh`,
+ * `sh ./setup.sh`, `. setup.sh`, `source setup.sh`, `./setup.sh`), on its own line or after the body:
+ * writing a script and running it is how an agent installs in one step.
  */
 function runsWrittenScript(opening: string, rest: string): boolean {
-  const target = /(?:^|[^<>&\d])>>?\s*([^\s|;&<>]+)/.exec(opening)?.[1];
-  if (target === undefined) return false;
-  const file = target.replace(/^\.\//, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const runner = `(?:(?:\\S*/)?(?:ba|z|da|k|a)?sh(?:\\s+-[A-Za-z]+)*\\s+|source\\s+|\\.\\s+)(?:\\./)?`;
-  return new RegExp(`(?:^|[\\s|;&(])(?:${runner}|\\./)${file}(?=$|[\\s|;&)])`).test(`${opening}\n${rest}`);
+  const text = `${opening}\n${rest}`;
+  return writtenFiles(opening).some((target) => {
+    const file = target.replace(/^\.\//, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`(?:^|[\\s|;&(])(?:${runner}|\\./)${file}(?=$|[\\s|;&)])`).test(text);
+  });
+}
+
+/** A word that ends at white space or a shell operator. */
+const WORD = '[^\\s|;&<>]+';
+const REDIRECT_TARGET = new RegExp(`(?:^|[^<>&\\d])>>?\\s*(${WORD})`, 'g');
+/** `tee` (alone, after a pipe or sudo, with a path) and its words up to the next operator. */
+const TEE_WORDS = new RegExp(`(?:^|[\\s|;&(])(?:\\S*/)?tee((?:[ \\t]+${WORD})*)`, 'g');
+
+/** The files a here-document's opening line writes: redirection targets and `tee`'s file arguments. */
+function writtenFiles(opening: string): string[] {
+  const files = [...opening.matchAll(REDIRECT_TARGET)].map((m) => m[1]!);
+  for (const m of opening.matchAll(TEE_WORDS)) {
+    files.push(...m[1]!.split(/[ \t]+/).filter((w) => w !== '' && !w.startsWith('-')));
+  }
+  return files.filter((f) => f !== '/dev/null');
 }
 
 /** Where the body of each pending here-document ends, read from `from` (the start of the next line). */
