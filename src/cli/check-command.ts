@@ -9,8 +9,11 @@ export const CHECK_HELP = `Usage: svc check-command "<shell line>" [--json] [--m
 
 What the agent hook endpoints would decide for this line, without a server: installs are judged
 against the configured registries and OSV (SVC_NPM_REGISTRY_URL, ..., SVC_OSV_URL).
-Exit 0 whatever the decision (the decision is the output).
+Exit codes, so that a script can act on the decision: 0 allow, 1 deny, 3 ask, 2 usage error.
 `;
+
+/** The exit code of each decision (contract 2.3); 2 stays the usage error of every command. */
+const DECISION_EXIT = { allow: 0, deny: 1, ask: 3 } as const;
 
 export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -40,7 +43,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   } else {
     io.stdout.write(`${decision.decision.toUpperCase()}\n${decision.message}\n`);
   }
-  return EXIT.passed;
+  return DECISION_EXIT[decision.decision];
 }
 
 function parse(argv: string[]) {

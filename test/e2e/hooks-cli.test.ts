@@ -169,7 +169,7 @@ describe('svc check-command', () => {
         env: registries.env,
       },
     );
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out)).toEqual(['decision', 'installs', 'skipped', 'message']);
     expect(out.decision).toBe('deny');
@@ -192,10 +192,33 @@ describe('svc check-command', () => {
       env: registries.env,
     });
     expect(JSON.parse(warn.stdout).decision).toBe('ask');
+    expect(warn.code).toBe(3);
     const none = await runSvc(['check-command', 'echo "npm install x"', '--json'], { env: registries.env });
     expect(JSON.parse(none.stdout)).toMatchObject({ decision: 'allow', installs: [] });
+    expect(none.code).toBe(0);
     const text = await runSvc(['check-command', 'npm i evil-pkg'], { env: registries.env });
     expect(text.stdout).toMatch(/^DENY\nsvc: blocked: `evil-pkg` looks risky/);
+    expect(text.code).toBe(1);
+  });
+
+  it('exits with the decision, so a script can act on it: 0 allow, 1 deny, 3 ask, 2 usage', async () => {
+    const codes: Record<string, number> = {};
+    for (const [name, args] of [
+      ['allow (a safe install)', ['npm i lodash']],
+      ['deny', ['npm i evil-pkg']],
+      ['ask', ['npm i evil-pkg', '--mode', 'warn']],
+      ['a bad mode', ['npm i lodash', '--mode', 'loud']],
+      ['an unknown flag', ['npm i lodash', '--frobnicate']],
+    ] as const) {
+      codes[name] = (await runSvc(['check-command', ...args], { env: registries.env })).code;
+    }
+    expect(codes).toEqual({
+      'allow (a safe install)': 0,
+      deny: 1,
+      ask: 3,
+      'a bad mode': 2,
+      'an unknown flag': 2,
+    });
   });
 
   it('needs exactly one line', async () => {
