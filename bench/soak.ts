@@ -138,7 +138,8 @@ const mcpMeta = {
 };
 const json = { 'content-type': 'application/json' };
 let seq = 0;
-const allows = (status: number, body: string) => status === 200 && body.includes('allow');
+/** Agent B lets a command through with no decision at all: `{}`, or a note in `systemMessage`. */
+const allows = (status: number, body: string) => status === 200 && !body.includes('permissionDecision');
 const routes: Route[] = [
   {
     name: 'hook, not an install',

@@ -102,7 +102,7 @@ function refusalAnswer(path: string, status: number, why: string): { status: num
   const hook = hookAt(path);
   return hook === null
     ? { status, body: JSON.stringify({ error: why }) }
-    : { status: 200, body: JSON.stringify(hook.answer('allow', `svc: command not checked: ${why}`)) };
+    : { status: 200, body: JSON.stringify(hook.notChecked(why)) };
 }
 
 function refusal(path: string, status: number, why: string): Response {

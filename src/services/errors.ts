@@ -1,5 +1,6 @@
 // The error module itself, not the storage barrel: the CLI's error handling must not load the database drivers.
 import { StoreError } from '../storage/errors.js';
+import { DatabaseUnavailableError } from '../storage/unavailable.js';
 
 /**
  * The product's errors, one catalogue for every entry point. A message is safe to show (never a key,
@@ -61,4 +62,13 @@ export async function storageRules<T>(write: () => Promise<T>): Promise<T> {
  */
 export function loggableName(error: unknown): string {
   return error instanceof Error ? error.name : 'unknown';
+}
+
+/**
+ * Why the database cannot answer right now (a short fixed code for logs, such as ECONNREFUSED), when
+ * that is what `error` says; null for every other error. Entry points that go on without the
+ * database (the hooks allow, saying so) ask this instead of knowing storage's error classes.
+ */
+export function databaseOutageReason(error: unknown): string | null {
+  return error instanceof DatabaseUnavailableError ? error.reason : null;
 }

@@ -22,7 +22,9 @@ const OFFLINE_REGISTRIES = {
   SVC_OSV_URL: CLOSED,
 };
 
-const isApi = (s: Sample) => s.route !== 'hook';
+const isApi = (s: Sample) => !s.route.startsWith('hook');
+const isHookA = (s: Sample) => s.route === 'hook';
+const isHookB = (s: Sample) => s.route === 'hook-b';
 const statuses = (samples: Sample[]) => [...new Set(samples.map((s) => s.status))].sort();
 
 /** The answer every API route gives while the database is away. */
@@ -31,6 +33,20 @@ function expectDatabaseUnavailable(samples: Sample[]) {
     expect(s.status, `${s.route}: ${s.body}`).toBe(503);
     expect(JSON.parse(s.body)).toEqual({ error: 'database unavailable' });
     expect(Number(s.retryAfter)).toBeGreaterThan(0);
+  }
+}
+
+/**
+ * Agent B's hook always answers 200 with no permission decision at all (Claude Code's own prompts
+ * decide), and `why` as its note when it says one.
+ */
+function expectClaudeUndecided(samples: Sample[], why?: RegExp) {
+  for (const s of samples) {
+    expect(s.status).toBe(200);
+    const answer = JSON.parse(s.body) as { systemMessage?: string };
+    expect(Object.keys(answer).filter((k) => k !== 'systemMessage')).toEqual([]);
+    expect(s.body).not.toContain('"allow"');
+    if (why) expect(answer.systemMessage).toMatch(why);
   }
 }
 
@@ -105,6 +121,19 @@ describe.skipIf(await skipDialect('postgres', 'database outage test'))(
               body: JSON.stringify({ command: 'npm install left-pad' }),
             },
           },
+          {
+            route: 'hook-b',
+            path: '/api/hooks/agent-b',
+            init: {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                hook_event_name: 'PreToolUse',
+                tool_name: 'Bash',
+                tool_input: { command: 'npm install left-pad' },
+              }),
+            },
+          },
         ],
         6,
       );
@@ -168,25 +197,28 @@ describe.skipIf(await skipDialect('postgres', 'database outage test'))(
         for (const steady of [steadyBefore, afterRecovery]) {
           expect(steady.length).toBeGreaterThan(10);
           expect(statuses(steady.filter(isApi))).toEqual([200]);
-          expectHooksAllow(
-            steady.filter((s) => !isApi(s)),
-            /nothing risky|not fully checked/,
-          );
+          expectHooksAllow(steady.filter(isHookA), /nothing risky|not fully checked/);
+          expectClaudeUndecided(steady.filter(isHookB), /nothing risky|not fully checked/);
         }
         // Terminated connections cost at most a 503 for the queries they were running.
         const terminating = load.between(t1, t2);
         expect(statuses(terminating.filter(isApi)).every((s) => s === 200 || s === 503)).toBe(true);
         expectDatabaseUnavailable(terminating.filter((s) => isApi(s) && s.status === 503));
-        expectHooksAllow(terminating.filter((s) => !isApi(s)));
+        expectHooksAllow(terminating.filter(isHookA));
+        expectClaudeUndecided(terminating.filter(isHookB));
 
         // While it is away, after the first moments: 503 for the API, allow for hooks, saying why.
         const away = load.between(t2 + 200, t3);
         expect(away.filter(isApi).length).toBeGreaterThan(10);
         expectDatabaseUnavailable(away.filter(isApi));
-        expectHooksAllow(
-          away.filter((s) => !isApi(s)),
-          /database is unavailable/,
-        );
+        expectHooksAllow(away.filter(isHookA), /database is unavailable/);
+        // Agent B's exact answer while the database is away: a note, no decision.
+        expect(away.filter(isHookB).length).toBeGreaterThan(0);
+        for (const s of away.filter(isHookB)) {
+          expect(JSON.parse(s.body)).toEqual({
+            systemMessage: "svc: command not checked: the service's database is unavailable",
+          });
+        }
 
         // The broken connections were logged, and nothing reached the process's uncaught handler.
         const output = service.output();

@@ -96,7 +96,7 @@ describe('the service under hostile or careless clients, over real HTTP', () => 
     expect(await r.json()).toEqual({ error: 'invalid platform A identity token: malformed token' });
   });
 
-  it('answers headers over the limit with the error envelope, and hooks with an allow', async () => {
+  it('answers headers over the limit with the error envelope, and hooks with their fail-open answer', async () => {
     const huge = 'x'.repeat(SERVER_LIMITS.maxHeaderBytes + 1024);
     const api = await rawExchange(
       server.url,
@@ -104,22 +104,19 @@ describe('the service under hostile or careless clients, over real HTTP', () => 
     );
     expect(statusOf(api.text)).toBe(431);
     expect(bodyOf(api.text)).toEqual({ error: 'request headers over 64 KiB' });
-    for (const [path, permission] of [
-      ['/api/hooks/agent-a', (b: Record<string, unknown>) => b.permission],
-      [
-        '/api/hooks/agent-b',
-        (b: { hookSpecificOutput: { permissionDecision: string } }) =>
-          b.hookSpecificOutput.permissionDecision,
-      ],
+    const why = 'svc: command not checked: request headers over 64 KiB';
+    for (const [path, answer] of [
+      ['/api/hooks/agent-a', { permission: 'allow', user_message: why, agent_message: why }],
+      // Agent B: no decision (the user's own prompts decide), the reason as a note.
+      ['/api/hooks/agent-b', { systemMessage: why }],
     ] as const) {
       const hook = await rawExchange(
         server.url,
         `POST ${path} HTTP/1.1\r\nHost: a\r\nX-Big: ${huge}\r\nContent-Length: 2\r\n\r\n{}`,
       );
       expect(statusOf(hook.text)).toBe(200);
-      const body = bodyOf(hook.text);
-      expect(permission(body)).toBe('allow');
-      expect(JSON.stringify(body)).toMatch(/command not checked: request headers over 64 KiB/);
+      expect(bodyOf(hook.text)).toMatchObject(answer);
+      expect(bodyOf(hook.text).hookSpecificOutput).toBeUndefined();
     }
   });
 
@@ -176,7 +173,9 @@ describe('the service under hostile or careless clients, over real HTTP', () => 
       `POST /api/hooks/agent-b HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${key}\r\nContent-Length: 500\r\n\r\n{"tool_input":`,
     );
     expect(statusOf(hook.text)).toBe(200);
-    expect(bodyOf(hook.text).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });
+    expect(bodyOf(hook.text)).toEqual({
+      systemMessage: 'svc: command not checked: the request was not received in time',
+    });
   });
 
   it('serves with limits that suit the hooks’ 15 s client (documented defaults)', () => {

@@ -832,13 +832,15 @@ describe('the product saw every planted secret', () => {
   });
 
   it('the hooks and MCP check_command judged the installs in the lines that carried secrets', () => {
+    // Agent B gets no decision for what svc lets through (Claude Code's own prompts decide).
     const decisions = seen.hooks.map((h) =>
       h.agent === 'a'
         ? h.answer.permission
-        : (h.answer.hookSpecificOutput as { permissionDecision: string }).permissionDecision,
+        : ((h.answer.hookSpecificOutput as { permissionDecision: string } | undefined)?.permissionDecision ??
+          'none'),
     );
     expect(seen.hooks.map((h) => h.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(decisions).toEqual(['allow', 'allow', 'ask', 'allow', 'deny']);
+    expect(decisions).toEqual(['allow', 'none', 'ask', 'none', 'deny']);
     expect(seen.checkCommands.map((c) => [c.decision, c.mode])).toEqual([
       ['allow', 'block'],
       ['ask', 'warn'],

@@ -61,6 +61,9 @@ const hookA = (
     { incoming: { socket: { remoteAddress: '192.0.2.50' } } },
   ).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
 
+/** Agent B's answer: a decision (deny, ask) in hookSpecificOutput, or none and perhaps a note. */
+type ClaudeAnswer = { hookSpecificOutput?: Record<string, string>; systemMessage?: string };
+
 const hookB = (
   command: string,
   init: { query?: string; headers?: Record<string, string>; tool?: string } = {},
@@ -78,10 +81,7 @@ const hookB = (
       }),
     },
     { incoming: { socket: { remoteAddress: '192.0.2.51' } } },
-  ).then(async (r) => ({
-    status: r.status,
-    body: (await r.json()) as { hookSpecificOutput: Record<string, string> },
-  }));
+  ).then(async (r) => ({ status: r.status, body: (await r.json()) as ClaudeAnswer }));
 
 describe('agent A (beforeShellExecution)', () => {
   it('allows a command that is not an install at once, and stores nothing', async () => {
@@ -177,42 +177,37 @@ describe('agent B (PreToolUse, Bash)', () => {
       },
     });
     expect(
-      (await hookB('npm i evil-pkg', { query: '?mode=warn' })).body.hookSpecificOutput.permissionDecision,
+      (await hookB('npm i evil-pkg', { query: '?mode=warn' })).body.hookSpecificOutput?.permissionDecision,
     ).toBe('ask');
-    expect((await hookB('ls -la')).body.hookSpecificOutput.permissionDecision).toBe('allow');
+    // What svc lets through gets no decision: Claude Code's own permission rules and prompts decide.
+    expect((await hookB('ls -la')).body).toEqual({});
+    expect((await hookB('npm i lodash')).body).toEqual({
+      systemMessage: 'svc: checked `lodash`: nothing risky found',
+    });
   });
 
   it("does not judge a here-document's body, but judges the commands around it", async () => {
     const script = "cat <<'EOF' > setup.sh\nnpm install evil-pkg\nEOF";
-    expect((await hookB(script)).body.hookSpecificOutput).toEqual({
-      hookEventName: 'PreToolUse',
-      permissionDecision: 'allow',
-      permissionDecisionReason: 'svc: not a package install',
-    });
+    expect((await hookB(script)).body).toEqual({});
     const chained = await hookB(`${script.replace('> setup.sh', '> setup.sh && npm i lodash')}\necho done`);
-    expect(chained.body.hookSpecificOutput).toMatchObject({
-      permissionDecision: 'allow',
-      permissionDecisionReason: 'svc: checked `lodash`: nothing risky found',
-    });
+    expect(chained.body).toEqual({ systemMessage: 'svc: checked `lodash`: nothing risky found' });
     const after = await hookB(`${script}\nnpm i evil-pkg`);
-    expect(after.body.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(after.body.hookSpecificOutput?.permissionDecision).toBe('deny');
   });
 
   it('judges a here-document that a shell runs: fed to one, or written to a script the line runs', async () => {
     for (const line of [
       "bash <<'EOF'\nnpm install evil-pkg\nEOF",
       "cat <<'EOF' > setup.sh\nnpm install evil-pkg\nEOF\nbash setup.sh",
+      "tee setup.sh <<'EOF' >/dev/null\nnpm install evil-pkg\nEOF\nbash setup.sh",
     ]) {
-      expect((await hookB(line)).body.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect((await hookB(line)).body.hookSpecificOutput?.permissionDecision).toBe('deny');
     }
   });
 
-  it('allows tools other than Bash', async () => {
+  it('leaves tools other than Bash to the user: no decision, nothing said', async () => {
     const r = await hookB('npm i evil-pkg', { tool: 'Write' });
-    expect(r.body.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow' });
-    expect(r.body.hookSpecificOutput.permissionDecisionReason).toMatch(
-      /not checked: the hook input holds no shell command/,
-    );
+    expect(r).toEqual({ status: 200, body: {} });
   });
 });
 
@@ -307,19 +302,14 @@ const rawB = (app: TestApp['app'], body: string, headers: Record<string, string>
     {
       incoming: { socket: { remoteAddress: '192.0.2.52' } },
     },
-  ).then(async (r) => ({
-    status: r.status,
-    body: (await r.json()) as { hookSpecificOutput: Record<string, string> },
-  }));
+  ).then(async (r) => ({ status: r.status, body: (await r.json()) as ClaudeAnswer }));
 
 const bashInput = (command: string) =>
   JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
 
-describe("agent B never in the way: each failure answers allow, in agent B's format, with the reason", () => {
+describe('agent B never in the way: each failure answers no decision, with the reason as a note', () => {
   const json = { 'content-type': 'application/json' };
-  it.each<
-    [string, () => Promise<{ status: number; body: { hookSpecificOutput: Record<string, string> } }>, RegExp]
-  >([
+  it.each<[string, () => Promise<{ status: number; body: ClaudeAnswer }>, RegExp]>([
     [
       'no key',
       () => rawB(t.app, bashInput('npm i evil-pkg'), json),
@@ -374,13 +364,7 @@ describe("agent B never in the way: each failure answers allow, in agent B's for
   ])('%s', async (_, call, reason) => {
     const r = await call();
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: 'allow',
-        permissionDecisionReason: expect.stringMatching(reason),
-      },
-    });
+    expect(r.body).toEqual({ systemMessage: expect.stringMatching(reason) });
   });
 
   it('a JSON body sent as text/plain is still judged: the content type is not what decides', async () => {
@@ -388,7 +372,7 @@ describe("agent B never in the way: each failure answers allow, in agent B's for
       'content-type': 'text/plain',
       authorization: `Bearer ${key}`,
     });
-    expect(r.body.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(r.body.hookSpecificOutput?.permissionDecision).toBe('deny');
   });
 
   it('registries that cannot be reached at all', async () => {
@@ -397,9 +381,8 @@ describe("agent B never in the way: each failure answers allow, in agent B's for
     try {
       const k = await offline.userWithKey('offline@example.test');
       const r = await rawB(offline.app, bashInput('npm i lodash'), { ...json, authorization: `Bearer ${k}` });
-      expect(r.body.hookSpecificOutput).toMatchObject({
-        permissionDecision: 'allow',
-        permissionDecisionReason: expect.stringMatching(
+      expect(r.body).toEqual({
+        systemMessage: expect.stringMatching(
           /^svc: checked `lodash`: nothing risky found in what could be checked\n- `lodash` was not fully checked: npm did not answer \(.+\); the malware database did not answer \(.+\)$/,
         ),
       });
@@ -432,17 +415,13 @@ describe('at most 10 packages a command, through the endpoint, for both agents',
 
   it('agent B', async () => {
     const r = await hookB(line);
-    expect(r.body.hookSpecificOutput).toEqual({
-      hookEventName: 'PreToolUse',
-      permissionDecision: 'allow',
-      permissionDecisionReason: expected,
-    });
+    expect(r.body).toEqual({ systemMessage: expected });
   });
 
   it('exactly 10 packages: all judged, nothing said about a cap', async () => {
     const r = await hookB(`npm i ${names.slice(0, 9).join(' ')} evil-pkg`);
-    expect(r.body.hookSpecificOutput.permissionDecision).toBe('deny');
-    expect(r.body.hookSpecificOutput.permissionDecisionReason).not.toMatch(/at most 10/);
+    expect(r.body.hookSpecificOutput?.permissionDecision).toBe('deny');
+    expect(r.body.hookSpecificOutput?.permissionDecisionReason).not.toMatch(/at most 10/);
   });
 });
 

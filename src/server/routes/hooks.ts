@@ -1,8 +1,7 @@
 import { Hono } from 'hono';
-import { type AgentFormat, agentA, agentB } from '../../hooks/agents/agents.js';
+import { type AgentFormat, agentA, agentB, OTHER_TOOL } from '../../hooks/agents/agents.js';
 import { DECISION_BUDGET_MS } from '../../hooks/decide.js';
-import { loggableName } from '../../services/errors.js';
-import { DatabaseUnavailableError } from '../../storage/index.js';
+import { databaseOutageReason, loggableName } from '../../services/errors.js';
 import type { AppDeps } from '../deps.js';
 import { readBodyLimited } from '../request-body.js';
 
@@ -21,9 +20,10 @@ export type HookVariables = { rateLimitedFor?: number };
 type HookBindings = { incoming?: unknown };
 
 /**
- * POST /api/hooks/agent-a and /api/hooks/agent-b (README: "Guarding coding agents"). Never in the way: every failure
- * (a wrong key, a malformed or oversized body, a rate limit, an error of ours) answers allow, in the
- * agent's own format, with a message saying the command was not checked and why.
+ * POST /api/hooks/agent-a and /api/hooks/agent-b (README: "Guarding coding agents"). Never in the way:
+ * every failure (a wrong key, a malformed or oversized body, a rate limit, an error of ours) answers
+ * the agent's fail-open answer (agent A: allow; agent B: no decision at all), with a message saying
+ * the command was not checked and why.
  */
 export function hooksRoute(deps: AppDeps) {
   const route = new Hono<{ Bindings: HookBindings; Variables: HookVariables }>();
@@ -32,8 +32,7 @@ export function hooksRoute(deps: AppDeps) {
     ['/agent-b', agentB, 'b'],
   ] as const) {
     route.post(path, async (c) => {
-      const allow = (why: string) =>
-        c.json(agent.answer('allow', `svc: command not checked: ${why}`) as object);
+      const allow = (why: string) => c.json(agent.notChecked(why));
       const deadline = Date.now() + HOOK_BUDGET_MS;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<Response>((resolve) => {
@@ -49,6 +48,7 @@ export function hooksRoute(deps: AppDeps) {
         if (body === null) return allow(`the hook input is larger than ${MAX_HOOK_BODY_BYTES} bytes`);
         const command = commandIn(agent, body);
         if (command === null) return allow('the hook input holds no shell command');
+        if (command === OTHER_TOOL) return c.json(agent.answer('allow', 'svc: not a shell command', false));
 
         // A team member always gets the team's mode; others choose with ?mode=warn or X-Svc-Mode.
         const warn = c.req.query('mode') === 'warn' || c.req.header('x-svc-mode') === 'warn';
@@ -59,10 +59,11 @@ export function hooksRoute(deps: AppDeps) {
           agent: id,
           budgetMs: Math.max(0, budgetMs),
         });
-        return c.json(agent.answer(decision.decision, decision.message) as object);
+        return c.json(agent.answer(decision.decision, decision.message, decision.installs.length > 0));
       })().catch((e: unknown) => {
-        if (e instanceof DatabaseUnavailableError) {
-          deps.logger.warn({ reason: e.reason, agent: id }, 'hook allowed: database unavailable');
+        const outage = databaseOutageReason(e);
+        if (outage !== null) {
+          deps.logger.warn({ reason: outage, agent: id }, 'hook allowed: database unavailable');
           return allow("the service's database is unavailable");
         }
         deps.logger.error({ error: loggableName(e), agent: id }, 'hook failed; allowed');
@@ -78,7 +79,7 @@ export function hooksRoute(deps: AppDeps) {
   return route;
 }
 
-function commandIn(agent: AgentFormat, body: string): string | null {
+function commandIn(agent: AgentFormat, body: string): ReturnType<AgentFormat['commandOf']> {
   try {
     return agent.commandOf(JSON.parse(body));
   } catch {
