@@ -17,10 +17,10 @@
  *   risk rules decide.
  */
 
+import type { PackageArgs } from '../arguments/options.js';
 import type { InstallCommand } from '../ecosystems/ecosystem-descriptor.js';
 import { ECOSYSTEMS, type Ecosystem, ecosystemById } from '../ecosystems/index.js';
 import { MAX_PACKAGES, type PackageRequest, type ParsedCommand, type SkippedSpec } from '../types.js';
-import type { PackageArgs } from './options.js';
 import { simpleCommands } from './tokenize.js';
 import { executableName, unwrap } from './wrappers.js';
 

@@ -5,7 +5,7 @@
  * `xargs`, `stdbuf`, `ionice`, `corepack`, `busybox`, `winpty`. Package runners (`npx`, `bunx`,
  * `pnpm dlx`) are not wrappers: they run a package, they do not install one into the project.
  */
-import { firstPositional, type OptionSpec, scanArgs } from './options.js';
+import { firstPositional, type OptionSpec, scanArgs } from '../arguments/options.js';
 
 /** The command name of a word: its base name, lower case, without a Windows suffix. */
 export function executableName(word: string): string {

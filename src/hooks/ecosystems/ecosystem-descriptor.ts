@@ -1,4 +1,4 @@
-import type { PackageArgs } from '../command/options.js';
+import type { PackageArgs } from '../arguments/options.js';
 import type { Ecosystem, RegistryClient } from '../types.js';
 import type { RegistryClientOptions } from './fetch.js';
 

@@ -21,7 +21,12 @@ const cargo = (range: string) => maxSatisfying(versions, parseRange(range, 'carg
 
 describe('parseSemver / compareSemver', () => {
   it('reads full versions, with or without v, prerelease and build metadata', () => {
-    expect(parseSemver('v1.2.3-beta.1+build.5')).toEqual({ major: 1, minor: 2, patch: 3, pre: ['beta', 1] });
+    expect(parseSemver('v1.2.3-beta.1+build.5')).toMatchObject({
+      major: 1,
+      minor: 2,
+      patch: 3,
+      prerelease: ['beta', 1],
+    });
     expect(parseSemver('1.2')).toBeNull();
     expect(parseSemver('latest')).toBeNull();
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { shannonEntropy } from '../rules/entropy.js';
 import { RULES } from '../rules/index.js';
 import type { Rule } from '../rules/rule.js';
 import { detectSecrets, rulesWokenBy } from './detect-line.js';
-import { shannonEntropy } from './entropy.js';
 import { maskSecret } from './mask.js';
 import { isPlaceholder } from './placeholder.js';
 import { mayContainSecret, PREFILTER, prefilterKeywords } from './prefilter.js';

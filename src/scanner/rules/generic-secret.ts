@@ -1,4 +1,4 @@
-import { shannonEntropy } from '../detect/entropy.js';
+import { shannonEntropy } from './entropy.js';
 import type { Rule } from './rule.js';
 
 /** Below this many bits per character a value reads as a word, not a secret. */

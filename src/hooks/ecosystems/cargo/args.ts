@@ -10,7 +10,7 @@ import {
   type SpecReading,
   scanArgs,
   WHY,
-} from '../../command/options.js';
+} from '../../arguments/options.js';
 
 const SPEC: OptionSpec = {
   values: new Set([

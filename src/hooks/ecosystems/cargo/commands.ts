@@ -1,5 +1,5 @@
 /** `cargo add` (with a toolchain first: `cargo +nightly add x`). `cargo install` builds a binary and is not read. */
-import { firstPositional } from '../../command/options.js';
+import { firstPositional } from '../../arguments/options.js';
 import type { InstallCommand } from '../ecosystem-descriptor.js';
 import { cargoOptions, packagesFromArgs } from './args.js';
 

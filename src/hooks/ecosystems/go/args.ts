@@ -11,7 +11,7 @@ import {
   type SpecReading,
   scanArgs,
   WHY,
-} from '../../command/options.js';
+} from '../../arguments/options.js';
 
 /** Go's flag package: one option per word, `-flag`, `--flag`, `-flag=value` or `-flag value`. */
 const VALUE_FLAGS = [

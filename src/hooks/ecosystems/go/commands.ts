@@ -1,5 +1,5 @@
 /** `go get` and `go install`. `go run pkg@version` runs without installing and is not read. */
-import { firstPositional } from '../../command/options.js';
+import { firstPositional } from '../../arguments/options.js';
 import type { InstallCommand } from '../ecosystem-descriptor.js';
 import { goOptions, packagesFromArgs } from './args.js';
 

@@ -181,7 +181,7 @@ function pick(
   which: 'highest' | 'lowest',
 ): string | null {
   const matching = listed.filter((l) => ok(l.v));
-  const releases = matching.filter((l) => l.v.pre.length === 0);
+  const releases = matching.filter((l) => l.v.prerelease.length === 0);
   const pool = releases.length > 0 ? releases : matching;
   const chosen = which === 'highest' ? pool[pool.length - 1] : pool[0];
   return chosen?.text ?? null;

@@ -11,7 +11,7 @@ import {
   type SpecReading,
   scanArgs,
   WHY,
-} from '../../command/options.js';
+} from '../../arguments/options.js';
 
 export type NpmTool = 'npm' | 'yarn' | 'pnpm' | 'bun';
 

@@ -4,7 +4,7 @@
  * install. `npx`, `pnpm dlx` and `bunx` run a package without installing it into the project and are
  * not read.
  */
-import { firstPositional, NOTHING_NAMED, type PackageArgs } from '../../command/options.js';
+import { firstPositional, NOTHING_NAMED, type PackageArgs } from '../../arguments/options.js';
 import type { InstallCommand } from '../ecosystem-descriptor.js';
 import { type NpmTool, npmOptions, packagesFromArgs } from './args.js';
 

@@ -11,7 +11,7 @@ import {
   type SpecReading,
   scanArgs,
   WHY,
-} from '../../command/options.js';
+} from '../../arguments/options.js';
 
 /** System.CommandLine: `--version 1.0`, `--version=1.0`, `--version:1.0`, `-v 1.0`. */
 const SPEC: OptionSpec = {

@@ -1,5 +1,5 @@
 /** `dotnet add [PROJECT] package ID ...` and .NET 10's `dotnet package add ID ...`. */
-import { firstPositional, type PackageArgs } from '../../command/options.js';
+import { firstPositional, type PackageArgs } from '../../arguments/options.js';
 import type { InstallCommand } from '../ecosystem-descriptor.js';
 import { nugetOptions, packagesFromArgs } from './args.js';
 

@@ -1,6 +1,5 @@
 import type { RegistryClient, RegistryFacts } from '../../types.js';
 import { badShape, fetchJson, isRecord, joinUrl, notFound, type RegistryClientOptions } from '../fetch.js';
-import { comparePrerelease } from '../semver.js';
 
 const REGISTRY = 'NuGet';
 
@@ -69,6 +68,29 @@ export function parseNugetVersion(text: string): NugetVersion | null {
     parts: [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)],
     pre: m[5] === undefined ? [] : m[5].toLowerCase().split('.'),
   };
+}
+
+/**
+ * Pre-release precedence (SemVer 2.0, which NuGet follows; the labels are lowercased on parsing): a
+ * release outranks any pre-release; then identifier by identifier, numbers numerically and below
+ * words, words in ASCII order, and a shorter list below a longer one it begins.
+ */
+function comparePrerelease(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return b.length - a.length;
+  const numeric = (v: string) => /^\d+$/.test(v);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    if (x === y) continue;
+    const xn = numeric(x);
+    const yn = numeric(y);
+    if (xn && yn) return Number(x) - Number(y);
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
 }
 
 export function compareNuget(a: NugetVersion, b: NugetVersion): number {

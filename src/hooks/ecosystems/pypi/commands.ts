@@ -4,7 +4,7 @@
  * pip and python launchers; `python -m pipx|poetry|pdm|uv` counts like the tool itself. `poetry
  * install` and `pdm install` install the lockfile; `uv tool install` and `pipx inject` are not read.
  */
-import { firstPositional, NOTHING_NAMED, type PackageArgs } from '../../command/options.js';
+import { firstPositional, NOTHING_NAMED, type PackageArgs } from '../../arguments/options.js';
 import type { InstallCommand } from '../ecosystem-descriptor.js';
 import { type PythonTool, packagesFromArgs, pythonOptions } from './args.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Behavior, FakeRegistries } from '../../../../test/helpers/fake-registries.js';
 import { RegistryUnavailable } from '../../types.js';
-import { createPypiRegistry, exactPypiVersion, normalizePypiName } from './registry.js';
+import { createPypiRegistry, exactPypiVersion, normalizePypiName, resolvePypiVersion } from './registry.js';
 
 const ago = (ms: number) => new Date(Date.now() - ms);
 const signal = () => AbortSignal.timeout(5000);
@@ -39,7 +39,7 @@ describe('PyPI client', () => {
     expect(fake.requestsTo('PyPI').map((r) => r.path)).toEqual(['/pypi/pypi/requests/json']);
   });
 
-  it('resolves an exact pin to its release; other specifiers to the latest', async () => {
+  it('resolves an exact pin to its release; other specifiers to the highest release they admit', async () => {
     const lookup = (v: string | null) => client().lookup('requests', v, signal());
     expect(await lookup('==2.31.0')).toMatchObject({
       resolvedVersion: '2.31.0',
@@ -50,11 +50,36 @@ describe('PyPI client', () => {
     expect((await lookup('2.31.0')).resolvedVersion).toBe('2.31.0');
     expect((await lookup('>=2,<3')).resolvedVersion).toBe('2.32.0');
     expect((await lookup('==2.*')).resolvedVersion).toBe('2.32.0');
+    // A range below the latest: the release pip would install, not the latest (and its date).
+    expect(await lookup('<2.32')).toMatchObject({
+      resolvedVersion: '2.31.0',
+      versionPublished: new Date('2023-05-22T15:00:00.000Z'),
+    });
+    expect((await lookup('~=2.0.0')).resolvedVersion).toBe('2.0.0');
+    expect((await lookup('!=2.32.0,>=2')).resolvedVersion).toBe('2.31.0');
+    // A prerelease only when the specifier names one.
+    expect((await lookup('>=2.33.0rc1')).resolvedVersion).toBe('2.33.0rc1');
+    expect((await lookup('>=3')).resolvedVersion).toBeNull();
     expect(await lookup('==9.9')).toMatchObject({
       exists: true,
       resolvedVersion: null,
       versionPublished: null,
     });
+  });
+
+  it('resolves as pip does (PEP 440, PEP 592): yanked releases only by an exact pin, prereleases when named or alone', () => {
+    const all = ['1.0', '1.4', '1.4.2', '1.5a1', '1.9', '2.0rc1', '2.0', '2.1.post1', '3.0.dev2'];
+    const installable = all.filter((v) => v !== '1.9'); // 1.9 is yanked
+    const resolve = (spec: string | null) => resolvePypiVersion(spec, all, installable, '2.1.post1');
+    expect(resolve('>=1,<2')).toBe('1.4.2');
+    expect(resolve('~=1.4')).toBe('1.4.2');
+    expect(resolve('==1.*')).toBe('1.4.2');
+    expect(resolve('==1.9')).toBe('1.9');
+    expect(resolve('>=2')).toBe('2.1.post1');
+    expect(resolve('>=3.0.dev1')).toBe('3.0.dev2');
+    expect(resolve('==1.4.2.0')).toBe('1.4.2');
+    expect(resolve(null)).toBe('2.1.post1');
+    expect(resolve('>=9')).toBeNull();
   });
 
   it('normalizes names per PEP 503 (the registry would redirect otherwise)', async () => {
