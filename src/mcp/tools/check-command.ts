@@ -40,8 +40,9 @@ export const checkCommandTool = defineTool({
     description:
       'Check a shell line before you run it, as the svc agent hooks would: package installs (npm, yarn, ' +
       'pnpm, bun, pip, uv, poetry, cargo, go, dotnet...) are checked for known malware, typosquats, names ' +
-      'that do not exist and very new packages or versions. decision allow: run it; deny: do not run it, ' +
-      'tell the user why (message); ask: show the user the message and run it only if they confirm.',
+      'that do not exist and very new packages or versions. decision allow: svc found nothing risky (your ' +
+      'usual approval of commands still applies; svc approves nothing); deny: do not run it, tell the user why ' +
+      '(message); ask: show the user the message and run it only if they confirm.',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: true },
