@@ -64,6 +64,12 @@ describe('codehost and payment checks: the status code decides', () => {
   const rules: [RuleId, (seed: number) => string, string][] = [
     ['codehost-token', fakeCodehostToken, '/codehost/rate_limit'],
     ['codehost-fine-grained-pat', fakeFineGrainedPat, '/codehost/rate_limit'],
+    // Platform A's real prefix is checked the same way (contract section 1).
+    [
+      'codehost-fine-grained-pat',
+      (seed) => fakeFineGrainedPat(seed).replace(/^codehost_pat_/, 'github_pat_'),
+      '/codehost/rate_limit',
+    ],
     ['payment-live-key', fakePaymentKey, '/payment/v1/balance'],
   ];
   for (const [ruleId, make, path] of rules) {

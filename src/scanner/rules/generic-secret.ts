@@ -1,8 +1,19 @@
 import { shannonEntropy } from './entropy.js';
 import type { Rule } from './rule.js';
+import { tokenEfficiency } from './token-efficiency.js';
 
 /** Below this many bits per character a value reads as a word, not a secret. */
 export const MIN_ENTROPY = 3.5;
+/** The shortest value the rule reports (spec 2.4); also the shortest literal part of a template. */
+export const MIN_LENGTH = 16;
+/**
+ * From this many characters per BPE token a value reads as words (identifiers, dotted names,
+ * routes), not as a random string: set by measurement (docs/ARCHITECTURE.md, "The generic rule's
+ * precision"): code that names a secret came to 3.1 and more, random values never above 2.7.
+ */
+export const WORDS_EFFICIENCY = 3;
+/** How much of a value the words test reads: BPE merging is quadratic in a piece's length. */
+const WORDS_SAMPLE = 256;
 
 // Sample values are interpolated, so no line of this file is itself an assignment the rule reports.
 // Stryker disable all: sample values, used only by the samples below
@@ -19,6 +30,13 @@ const DUMMY = 'dummy' + V2;
 const ENV_REF = '$' + '{POSTGRES_PASSWORD_FILE}';
 const SHELL_REF = '$' + 'SERVICE_API_KEY_VALUE';
 const REF_THEN_VALUE = '$' + '{PREFIX}' + 'a8F3kQ9zL2mW7xR4';
+const TYPED = 'Tr0ub4dor' + '&3horse';
+const HEX = '9f4c1e7a2b8d6053' + 'c1a9e7f3b5d2086e' + '4b7a1c9d3e5f2086' + 'a1c3e5b7d9f20468';
+const IDENTIFIER = 'getTokenBy' + 'RangeStart';
+const DOTTED = 'action_controller' + '.csrf_token';
+const ROUTE = '/disk/' + ':encoded_token';
+const CI_REF = '$' + '{{ secrets.RUBYGEMS_AUTH_TOKEN }}'.replace(/ /g, '');
+const INTERPOLATED = '#' + '{password_attribute}_digest';
 // Stryker restore all
 
 /*
@@ -39,17 +57,72 @@ const OP = String.raw`["']?\s*(?::=|=>|=|:(?:\s*[A-Za-z_][\w.]*\??\s*=)?)\s*`;
 const VALUE = String.raw`(?<q>["'])(?<secret>(?<=")[^"\s]{16,}|(?<=')[^'\s]{16,})\k<q>`;
 
 /**
- * A value that is only a reference to where the secret lives (`${DB_PASSWORD}`, `$API_TOKEN`,
- * `%(secret)s`, `#{token}`, `<your-token>`) is configuration done right, not a leak.
+ * Template and interpolation expressions, wherever they are in a value (`${DB_PASSWORD}`,
+ * `${{ secrets.TOKEN }}`, `$(VAR)`, `#{expr}`, `{{ .Values.token }}`, `%(secret)s`): what they stand
+ * for is not in the file. One left open by the value's end (`#{call(`) runs to the end.
  */
-const REFERENCE = /^(?:\$\{[^}]+\}|\$[A-Za-z_][\w]*|%\([^)]+\)[sd]|#\{[^}]+\}|<[^>]+>)$/;
+const TEMPLATE_PARTS =
+  /\$\{\{[^}]*(?:\}\}|$)|\$\{[^}]*(?:\}|$)|\$\([^)]*(?:\)|$)|#\{[^}]*(?:\}|$)|\{\{[^}]*(?:\}\}|$)|%\([^)]*\)[sdifr]/g;
+/**
+ * Values that are a reference as a whole (`$API_TOKEN`, `<your-token>`, `process.env.API_KEY`): a
+ * `$NAME` inside a longer literal is left alone, since in many quotes it is no interpolation
+ * (`'$tr0ng_Pas$word?'` in Ruby is a password).
+ */
+const WHOLE_REFERENCE = /^(?:\$[A-Za-z_]\w*|<[^<>]+>|process\.env(?:\.[A-Za-z_]\w*|\[[^\]]+\]))$/;
+
+/**
+ * Whether a value is a literal secret, not code that names one (contract section 1): not a
+ * reference; its literal part, once template expressions are taken out, still 16 characters or
+ * more and of high entropy; and not words.
+ */
+export function isLiteralSecret(value: string): boolean {
+  const literal = literalPart(value);
+  return literal !== null && !readsAsWords(literal);
+}
+
+/**
+ * What of a value is written out in the file: the value without its template expressions, or null
+ * when that is not a candidate secret (a reference as a whole; under 16 characters or of low
+ * entropy once the templates are out).
+ */
+export function literalPart(value: string): string | null {
+  if (WHOLE_REFERENCE.test(value)) return null;
+  const literal = value.replace(TEMPLATE_PARTS, '');
+  return literal.length >= MIN_LENGTH && shannonEntropy(literal) >= MIN_ENTROPY ? literal : null;
+}
+
+/**
+ * Whether a value reads as words (`getTokenByRangeStart`, `action_dispatch.secret_key_base`,
+ * `/disk/:encoded_token`, `flask-insecure-default-key-replace-me`) rather than as a random string,
+ * by its BPE token efficiency. A password a person typed is never words: it mixes words with
+ * digits and symbols (`Tr0ub4dor&3horse`), which the tokenizer may still read as a few long pieces.
+ */
+export function readsAsWords(value: string): boolean {
+  const sample = value.slice(0, WORDS_SAMPLE);
+  return !looksTyped(sample) && tokenEfficiency(sample) >= WORDS_EFFICIENCY;
+}
+
+/**
+ * A password as people make them: a symbol after a letter or digit (`Summer2024!`, `P@ss`), or
+ * digits inside words twice or more (`Tr0ub4dor`); never a path or URL, whose `?`, `*` and `~` are
+ * syntax.
+ */
+function looksTyped(value: string): boolean {
+  if (/[/\\]/.test(value)) return false;
+  return (
+    /[A-Za-z0-9][!@#%^&*+?~]/.test(value) || (value.match(/[a-z][0-9]{1,2}(?=[a-z])/gi)?.length ?? 0) >= 2
+  );
+}
 
 export const genericSecret: Rule = {
   id: 'generic-secret',
   title: 'High-entropy secret assigned to a secret-like name',
   description:
     'A quoted value of 16 or more characters, with a Shannon entropy of at least 3.5 bits per character, ' +
-    'assigned to a name containing secret, token, password, passwd, api_key or access_key.',
+    'assigned to a name containing secret, token, password, passwd, api_key or access_key; a reference ' +
+    'or template ($' +
+    '{VAR}, {{ expr }}, process.env.X) or a value that reads as words (an identifier, a ' +
+    'dotted name, a route) is not a literal secret.',
   uncheckable: 'no provider is known for a generic secret',
   keywords: [
     'secret',
@@ -63,7 +136,7 @@ export const genericSecret: Rule = {
     'accesskey',
   ],
   pattern: new RegExp(NAME + OP + VALUE, 'gi'),
-  accept: (secret) => !REFERENCE.test(secret) && shannonEntropy(secret) >= MIN_ENTROPY,
+  accept: isLiteralSecret,
   // The rule's test data (rules.test.ts runs every line): a mutant of a sample changes a test,
   // not the scanner, so Stryker leaves the samples alone (docs/mutation-testing.md).
   // Stryker disable all
@@ -84,6 +157,8 @@ export const genericSecret: Rule = {
       `  private readonly apiKey: string = '${V1}';`,
       // Starts like a reference, but the rest is a literal value.
       `  token = "${REF_THEN_VALUE}"`,
+      `  password: "${TYPED}"`,
+      `config.secret_key_base = "${HEX}"`,
     ],
     negatives: [
       `password = "${SAME}"`,
@@ -106,6 +181,12 @@ export const genericSecret: Rule = {
       `if (token == "${V1}") {`,
       `password = "${V1}'`,
       `"description": "The token is sent in the Authorization header"`,
+      // Code that names a secret: an identifier, a dotted name, a route, a CI reference, a template.
+      `  getTokenByRangeStart: "${IDENTIFIER}",`,
+      `CSRF_TOKEN = "${DOTTED}"`,
+      `  disk_token_route = "${ROUTE}"`,
+      `  GEM_HOST_API_KEY: "${CI_REF}"`,
+      `  password_digest_attribute = "${INTERPOLATED}"`,
     ],
   },
   // Stryker restore all
