@@ -26,7 +26,7 @@ export function authRoutes(deps: AppDeps) {
 
   /** A new session for the user (any previous one of this browser ended), then the overview. */
   const signedIn = async (c: Context, user: User) => {
-    await deps.sessions.end(sessionIdOf(c));
+    await deps.sessions.end(sessionIdOf(c, baseUrl));
     setSessionCookie(c, await deps.sessions.start(user.id), baseUrl);
     return c.redirect('/dashboard', 303);
   };
@@ -48,7 +48,7 @@ export function authRoutes(deps: AppDeps) {
   return new Hono()
     .get('/signin', async (c) => {
       // Someone signed in already (a bookmark, the back button) goes on to the dashboard.
-      const current = await attempt(() => deps.sessions.authenticate(sessionIdOf(c)));
+      const current = await attempt(() => deps.sessions.authenticate(sessionIdOf(c, baseUrl)));
       if (current.ok) return c.redirect('/dashboard', 303);
       return landing(c, { info: NOTES[c.req.query('note') ?? ''] });
     })
@@ -57,7 +57,7 @@ export function authRoutes(deps: AppDeps) {
     .post('/signout', async (c) => {
       const result = await attempt(async () => requireOwnOrigin(c, baseUrl));
       if (!result.ok) return landing(c, { error: result.message }, result.status);
-      await deps.sessions.end(sessionIdOf(c));
+      await deps.sessions.end(sessionIdOf(c, baseUrl));
       clearSessionCookie(c, baseUrl);
       return c.redirect('/auth/signin?note=signedout', 303);
     })

@@ -28,7 +28,7 @@ export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono<PageEnv>();
 
   app.use('*', async (c, next) => {
-    const sessionId = sessionIdOf(c);
+    const sessionId = sessionIdOf(c, baseUrl);
     try {
       c.set('principal', await deps.sessions.authenticate(sessionId));
     } catch (e) {
