@@ -1,13 +1,11 @@
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { type CredentialRepository, StoreError, type User } from '../storage/index.js';
+import { normalizeEmail } from './emails.js';
 import { DomainError, invalidInput, unauthenticated } from './errors.js';
 
 export const MIN_PASSWORD_LENGTH = 12;
 /** Longer passwords are refused rather than hashed: a megabyte of password is a denial of service. */
 export const MAX_PASSWORD_LENGTH = 1024;
-const MAX_EMAIL_LENGTH = 254;
-/** One @, something on each side, a dot in the domain, no spaces: enough to catch typos. */
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 /** The one answer of every failed sign-in: it never says whether the email has an account. */
 export const SIGN_IN_FAILED = 'wrong email or password';
@@ -23,14 +21,6 @@ export interface SignInService {
   signUp(email: string, password: string): Promise<User>;
   /** The user, or unauthenticated with SIGN_IN_FAILED whatever went wrong. */
   signIn(email: string, password: string): Promise<User>;
-}
-
-export function checkEmail(email: string): string {
-  const trimmed = email.trim();
-  if (trimmed.length > MAX_EMAIL_LENGTH || !EMAIL.test(trimmed)) {
-    throw invalidInput('enter a valid email address, like name@example.com');
-  }
-  return trimmed.toLowerCase();
 }
 
 function checkPassword(password: string): void {
@@ -62,7 +52,7 @@ export function createSignInService(
   };
   return {
     async signUp(rawEmail, password) {
-      const email = checkEmail(rawEmail);
+      const email = normalizeEmail(rawEmail);
       checkPassword(password);
       const passwordHash = await passwords.hash(password);
       try {
@@ -76,7 +66,7 @@ export function createSignInService(
     },
 
     async signIn(rawEmail, password) {
-      const email = checkEmail(rawEmail);
+      const email = normalizeEmail(rawEmail);
       if (password.length === 0 || password.length > MAX_PASSWORD_LENGTH)
         throw unauthenticated(SIGN_IN_FAILED);
       const found = await credentials.findPasswordByEmail(email);

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeOAuthA } from '../../test/helpers/fake-oauth.js';
+import { INVISIBLE_CHARACTERS } from '../../test/helpers/invisible-characters.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { hashToken } from '../auth/session-ids.js';
 import { createServices } from '../cli/create-services.js';
@@ -115,6 +116,30 @@ describe('sign-in, sessions and the dashboard pages', () => {
     expect(await short.text()).toContain('at least 12 characters');
     expect(await users()).toBe(false);
     expect(bad.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('refuses emails holding invisible, control or formatting characters at sign-up and sign-in', async () => {
+    await t.session('ada@example.com', PASSWORD);
+    // A lone surrogate cannot cross HTTP (a form encodes it as U+FFFD); the service test covers it.
+    const characters = INVISIBLE_CHARACTERS.filter(([name]) => name !== 'lone surrogate');
+    let n = 0;
+    for (const [name, ch] of characters) {
+      for (const path of ['/auth/signup', '/auth/signin']) {
+        // Each from its own address: this is about the email, not the per-IP limit.
+        const res = await t.request(path, {
+          ip: `198.51.100.${++n}`,
+          headers: { 'content-type': FORM, ...origin() },
+          body: new URLSearchParams({ email: `ada${ch}@example.com`, password: PASSWORD }).toString(),
+        });
+        expect(res.status, `${name} ${path}`).toBe(400);
+        expect(res.headers.get('set-cookie'), name).toBeNull();
+        expect(await res.text(), name).toContain('invisible, control or formatting character');
+      }
+    }
+    // A decomposed and a composed address are one account; case does not matter.
+    await t.session('Jose\u0301@Example.com', PASSWORD);
+    expect(await t.session('JOSÉ@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+    expect((await t.db.storage.accounts.findUserByEmail('josé@example.com'))?.email).toBe('josé@example.com');
   });
 
   it('says the same on a wrong password and an unknown email', async () => {
