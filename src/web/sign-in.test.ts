@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REDIS_URL, redisAvailable } from '../../test/helpers/databases.js';
 import { FakeOAuthA } from '../../test/helpers/fake-oauth.js';
 import { INVISIBLE_CHARACTERS } from '../../test/helpers/invisible-characters.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
@@ -140,6 +143,59 @@ describe('sign-in, sessions and the dashboard pages', () => {
     await t.session('Jose\u0301@Example.com', PASSWORD);
     expect(await t.session('JOSÉ@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
     expect((await t.db.storage.accounts.findUserByEmail('josé@example.com'))?.email).toBe('josé@example.com');
+  });
+
+  describe('attempts per account', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    /** A password sign-in (or sign-up) from an address of its own: only the per-account limit can bite. */
+    let n = 0;
+    const attempt = (email: string, password: string, path = '/auth/signin') =>
+      t.request(path, {
+        ip: `203.0.${Math.floor(++n / 250)}.${n % 250}`,
+        headers: { 'content-type': FORM, ...origin() },
+        body: new URLSearchParams({ email, password }).toString(),
+      });
+    const notice = async (res: Response) =>
+      /<div class="notice error"[^>]*>([^<]*)</.exec(await res.text())?.[1];
+
+    it('refuses an email after 10 attempts in 15 minutes from any address, saying the same for an unknown email', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      await t.session('ada@example.com', PASSWORD);
+      for (let i = 0; i < 10; i++) {
+        expect((await attempt('ada@example.com', `wrong password ${i}`)).status).toBe(401);
+        expect((await attempt('nobody@example.com', `wrong password ${i}`)).status).toBe(401);
+      }
+      // The right password no longer helps, and an unknown email is answered alike: nothing tells
+      // which of the two has an account.
+      const [known, unknown] = [
+        await attempt('ADA@example.com', PASSWORD),
+        await attempt('nobody@example.com', PASSWORD),
+      ];
+      expect([known.status, unknown.status]).toEqual([429, 429]);
+      const [knownText, unknownText] = [await notice(known), await notice(unknown)];
+      expect(knownText).toBe(
+        'Too many sign-in attempts for this email; try again in 15 minutes, or sign in with platform A.',
+      );
+      expect(unknownText).toBe(knownText);
+      expect(known.headers.get('set-cookie')).toBeNull();
+      // Sign-up with a taken email checks its password: held to the same limit.
+      expect((await attempt('ada@example.com', PASSWORD, '/auth/signup')).status).toBe(429);
+      // Another account is not affected.
+      expect((await attempt('bob@example.com', PASSWORD, '/auth/signup')).status).toBe(303);
+      vi.setSystemTime(Date.now() + 15 * 60_000);
+      expect((await attempt('ada@example.com', PASSWORD)).status).toBe(303);
+    });
+
+    it('starts again from zero after the right password', async () => {
+      await t.session('ada@example.com', PASSWORD);
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 9; i++)
+          expect((await attempt('ada@example.com', `wrong password ${i}`)).status).toBe(401);
+        expect((await attempt('ada@example.com', PASSWORD)).status).toBe(303);
+      }
+    });
   });
 
   it('says the same on a wrong password and an unknown email', async () => {
@@ -327,6 +383,45 @@ describe('sign-in, sessions and the dashboard pages', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const secret of [PASSWORD, sessionId, key]) {
       for (const content of [...files, t.logs.join('\n')]) expect(content.includes(secret)).toBe(false);
+    }
+  });
+});
+
+const redisUp = await redisAvailable('per-account sign-in limit on Redis');
+
+describe.skipIf(!redisUp)('attempts per account on Redis', () => {
+  it('counts attempts on one email across instances sharing Redis', async () => {
+    const [a, b] = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
+    const t = await startTestApp({ redis: a });
+    try {
+      const other = createApp(
+        await createServices(t.config, {
+          logger: createLogger(new PassThrough()),
+          storage: await t.db.open(),
+          redis: b,
+        }),
+      );
+      // Unique per run: the counters outlive the test in Redis.
+      const email = `ada-${randomUUID()}@example.com`;
+      await t.session(email, PASSWORD);
+      const attempt = (app: typeof other, password: string, i: number) =>
+        app.request(
+          '/auth/signin',
+          {
+            method: 'POST',
+            headers: { 'content-type': FORM, origin: t.config.baseUrl },
+            body: new URLSearchParams({ email, password }).toString(),
+          },
+          { incoming: { socket: { remoteAddress: `198.18.0.${i}` } } },
+        );
+      for (let i = 0; i < 10; i++)
+        expect((await attempt(i % 2 ? t.app : other, 'wrong password', i)).status).toBe(401);
+      expect((await attempt(t.app, PASSWORD, 100)).status).toBe(429);
+      expect((await attempt(other, PASSWORD, 101)).status).toBe(429);
+    } finally {
+      await t.cleanup();
+      a.disconnect();
+      b.disconnect();
     }
   });
 });
