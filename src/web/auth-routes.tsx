@@ -3,6 +3,7 @@ import type { AppDeps } from '../server/deps.js';
 import { requireOwnOrigin } from '../server/middleware/same-origin.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from '../server/middleware/session-cookie.js';
 import type { User } from '../storage/index.js';
+import { clearOAuthStateCookie, oauthStateOf, setOAuthStateCookie } from './oauth-state-cookie.js';
 import { attempt, formFields } from './page-support.js';
 import { LandingPage, type LandingProps } from './pages/landing.js';
 
@@ -29,6 +30,12 @@ export function authRoutes(deps: AppDeps) {
     await deps.sessions.end(sessionIdOf(c, baseUrl));
     setSessionCookie(c, await deps.sessions.start(user.id), baseUrl);
     return c.redirect('/dashboard', 303);
+  };
+
+  /** The user this browser is signed in as, or null. */
+  const signedInUser = async (c: Context) => {
+    const current = await attempt(() => deps.sessions.authenticate(sessionIdOf(c, baseUrl)));
+    return current.ok ? current.value.user : null;
   };
 
   const passwordForm = (form: 'signin' | 'signup') => async (c: Context) => {
@@ -62,13 +69,23 @@ export function authRoutes(deps: AppDeps) {
       return c.redirect('/auth/signin?note=signedout', 303);
     })
     .get('/codehost-a/start', async (c) => {
-      const result = await attempt(() => deps.oauthSignIn.start(redirectUri));
+      // Signed in: the flow links platform A to this account (the overview page's "Link platform A").
+      const result = await attempt(async () => deps.oauthSignIn.start(redirectUri, await signedInUser(c)));
       if (!result.ok) return landing(c, { error: result.message }, result.status);
-      return c.redirect(result.value, 302);
+      setOAuthStateCookie(c, result.value.state, baseUrl);
+      return c.redirect(result.value.url, 302);
     })
     .get('/codehost-a/callback', async (c) => {
-      const result = await attempt(() =>
-        deps.oauthSignIn.finish({ code: c.req.query('code'), state: c.req.query('state'), redirectUri }),
+      const browserState = oauthStateOf(c, baseUrl);
+      clearOAuthStateCookie(c, baseUrl);
+      const result = await attempt(async () =>
+        deps.oauthSignIn.finish({
+          code: c.req.query('code'),
+          state: c.req.query('state'),
+          browserState,
+          redirectUri,
+          signedIn: await signedInUser(c),
+        }),
       );
       if (!result.ok) return landing(c, { error: result.message }, result.status);
       return signedIn(c, result.value);

@@ -84,7 +84,12 @@ export function dashboardRoutes(deps: AppDeps) {
     );
 
   app.get('/', async (c) =>
-    c.html(<OverviewPage overview={await deps.overview.overviewOf(c.get('principal'))} />),
+    c.html(
+      <OverviewPage
+        overview={await deps.overview.overviewOf(c.get('principal'))}
+        linkA={deps.oauthSignIn.enabled}
+      />,
+    ),
   );
 
   app.get('/keys', (c) => {
