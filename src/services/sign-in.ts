@@ -1,4 +1,5 @@
 import { type AccountAttempts, createAccountAttempts } from '../auth/account-attempts.js';
+import { passwordWeakness } from '../auth/password-strength.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../auth/passwords.js';
 import { type CredentialRepository, StoreError, type User } from '../storage/index.js';
 import { normalizeEmail } from './emails.js';
@@ -34,13 +35,21 @@ export interface SignInService {
   signIn(email: string, password: string): Promise<User>;
 }
 
-function checkPassword(password: string): void {
+export const PASSWORD_LEAKED = 'this password is among well-known leaked passwords; choose another';
+export const PASSWORD_GUESSABLE =
+  'this password is too easy to guess (a common password with a few characters added, a repeat, a sequence or a keyboard pattern); choose another';
+
+/** A password someone may set: 12 to 1024 characters, and not one that guessing lists try first. */
+async function checkPassword(password: string): Promise<void> {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw invalidInput(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   if (password.length > MAX_PASSWORD_LENGTH) {
     throw invalidInput(`the password may have at most ${MAX_PASSWORD_LENGTH} characters`);
   }
+  const weakness = await passwordWeakness(password);
+  if (weakness === 'leaked') throw invalidInput(PASSWORD_LEAKED);
+  if (weakness === 'guessable') throw invalidInput(PASSWORD_GUESSABLE);
 }
 
 /** The password functions sign-in uses; tests observe them (which hash each sign-in verified against). */
@@ -71,7 +80,7 @@ export function createSignInService(
   return {
     async signUp(rawEmail, password) {
       const email = normalizeEmail(rawEmail);
-      checkPassword(password);
+      await checkPassword(password);
       const passwordHash = await passwords.hash(password);
       try {
         return await credentials.createUserWithPassword({ email, passwordHash });

@@ -198,6 +198,21 @@ describe('sign-in, sessions and the dashboard pages', () => {
     });
   });
 
+  it('refuses well-known leaked and trivial passwords at sign-up, creating nothing', async () => {
+    for (const [password, message] of [
+      ['123456789012', 'This password is among well-known leaked passwords; choose another.'],
+      ['qwerty123456', 'This password is among well-known leaked passwords; choose another.'],
+      ['password1234', 'This password is too easy to guess'],
+      ['aaaaaaaaaaaa', 'This password is too easy to guess'],
+    ]) {
+      const res = await form('/auth/signup', { email: 'ada@example.com', password });
+      expect(res.status, password).toBe(400);
+      expect(await res.text(), password).toContain(message);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    expect(await users()).toBe(false);
+  });
+
   it('says the same on a wrong password and an unknown email', async () => {
     await t.session('ada@example.com', PASSWORD);
     const wrong = await form('/auth/signin', { email: 'ada@example.com', password: 'not the password' });
