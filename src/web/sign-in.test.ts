@@ -204,7 +204,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       ['qwerty123456', 'This password is among well-known leaked passwords; choose another.'],
       ['password1234', 'This password is too easy to guess'],
       ['aaaaaaaaaaaa', 'This password is too easy to guess'],
-    ]) {
+    ] as const) {
       const res = await form('/auth/signup', { email: 'ada@example.com', password });
       expect(res.status, password).toBe(400);
       expect(await res.text(), password).toContain(message);
