@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createAccountAttempts } from '../auth/account-attempts.js';
 import { createIdentityServices } from '../auth/ci-identity/index.js';
 import { type Config, ConfigError } from '../config/config.js';
 import { databaseCache, memoryCache, redisCache, type SharedCache, tieredCache } from '../hooks/cache.js';
@@ -140,7 +141,8 @@ export async function createServices(
     accounts: createAccountService({ accounts: storage.accounts, apiKeys: storage.apiKeys, ciRuns }),
     ciRuns,
     hookChecks: createHookCheckService({ risk, decisions: storage.hookDecisions, logger, now }),
-    signIn: createSignInService(storage.credentials),
+    // Attempts per account counted in Redis when there is one: every instance refuses together.
+    signIn: createSignInService(storage.credentials, undefined, createAccountAttempts({ redis })),
     sessions: createSessionService(storage.sessions, now),
     oauthSignIn: createOAuthSignInService({
       settings:

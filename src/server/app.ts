@@ -14,6 +14,7 @@ import { type AuthVariables, authenticate } from './middleware/authenticate.js';
 import { clientIp, type NodeBindings } from './middleware/client-ip.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { fitForLog, requestLog } from './middleware/request-log.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { sessionIdOf } from './middleware/session-cookie.js';
 import { accountRoute } from './routes/account.js';
 import { appWebhookRoute } from './routes/app-a-webhook.js';
@@ -38,6 +39,8 @@ export function createApp(deps: AppDeps) {
   const auth = authenticate(deps.principals, deps.sessions, deps.config.baseUrl, '/api/hooks/');
 
   const app = new Hono<AppEnv>();
+  // First, so that every answer (errors, 404s, rate limits included) leaves with its headers.
+  app.use('*', securityHeaders(deps.config.baseUrl));
   app.use('*', requestLog(deps.logger, ipOf));
   app.use('*', rateLimit(deps.rateLimiters, ipOf, deps.logger));
 
@@ -59,7 +62,9 @@ export function createApp(deps: AppDeps) {
   app.route('/', assetsRoute());
   // The dashboard: pages under / and /dashboard, sign-in under /auth (20 requests a minute per IP).
   for (const path of ['/', '/auth/*', '/dashboard', '/dashboard/*']) app.use(path, pageHeaders);
-  app.get('/', (c) => c.redirect(sessionIdOf(c) === undefined ? '/auth/signin' : '/dashboard', 303));
+  app.get('/', (c) =>
+    c.redirect(sessionIdOf(c, deps.config.baseUrl) === undefined ? '/auth/signin' : '/dashboard', 303),
+  );
   app.route('/auth', authRoutes(deps));
   app.route('/dashboard', dashboardRoutes(deps));
   // The platform A application's deliveries carry a signature, not a key: mounted before the key check.

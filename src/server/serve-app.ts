@@ -110,7 +110,7 @@ function refusal(path: string, status: number, why: string): Response {
   // The body, if any, was not read: the connection closes rather than parse it as the next request.
   return new Response(answer.body, {
     status: answer.status,
-    headers: { 'content-type': 'application/json', connection: 'close' },
+    headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', connection: 'close' },
   });
 }
 
@@ -133,7 +133,7 @@ function answerClientError(
   const answer = refusalAnswer(pathOf(error, socket) ?? '', status, why);
   socket.end(
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(answer.body)}\r\nConnection: close\r\n\r\n${answer.body}`,
+      `X-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\nConnection: close\r\n\r\n${answer.body}`,
   );
 }
 

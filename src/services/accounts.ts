@@ -1,6 +1,7 @@
 import { generateApiKey } from '../auth/api-keys.js';
 import type { AccountRepository, ApiKeyRecord, ApiKeyRepository, Team, User } from '../storage/index.js';
 import type { CiRunService } from './ci-runs.js';
+import { normalizeEmail } from './emails.js';
 import { notFound, storageRules } from './errors.js';
 import { effectivePlan, type HookMode, type Plan } from './vocabulary.js';
 
@@ -29,16 +30,27 @@ export function createAccountService(deps: {
   ciRuns: Pick<CiRunService, 'usage'>;
 }): AccountService {
   const { accounts, apiKeys } = deps;
-  const userByEmail = async (email: string) => {
+  const userByEmail = async (rawEmail: string) => {
+    const email = normalizeEmail(rawEmail);
     const user = await accounts.findUserByEmail(email);
     if (user === null) throw notFound(`user not found: ${email}`);
     return user;
   };
   return {
-    createUser: (input) => storageRules(() => accounts.createUser(input)),
-    setPlan: (email, plan) => storageRules(() => accounts.setUserPlan(email, plan)),
+    // Operators type addresses too: the same normal form and refusals as sign-up (services/emails.ts).
+    createUser: async (input) => {
+      const email = normalizeEmail(input.email);
+      return storageRules(() => accounts.createUser({ ...input, email }));
+    },
+    setPlan: async (email, plan) => {
+      const normal = normalizeEmail(email);
+      return storageRules(() => accounts.setUserPlan(normal, plan));
+    },
     createTeam: (input) => storageRules(() => accounts.createTeam(input)),
-    addMember: (teamName, email, role) => storageRules(() => accounts.addTeamMember(teamName, email, role)),
+    addMember: async (teamName, email, role) => {
+      const normal = normalizeEmail(email);
+      return storageRules(() => accounts.addTeamMember(teamName, normal, role));
+    },
     setTeamMode: (teamName, mode) => storageRules(() => accounts.setTeamHookMode(teamName, mode)),
 
     async issueKey(email, name) {

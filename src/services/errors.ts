@@ -19,7 +19,7 @@ export type DomainErrorCode =
   | 'not-found'
   /** It exists already. */
   | 'conflict'
-  /** A monthly allowance is used up; retry after `retryAfterSeconds`. */
+  /** An allowance is used up (a month's CI runs, one account's sign-in attempts); retry after `retryAfterSeconds`. */
   | 'quota-exhausted'
   /** Something this needs is not there right now (the executable is not published). */
   | 'unavailable';

@@ -59,6 +59,26 @@ describe('sign-in', () => {
     }
   });
 
+  it('counts parallel guesses on one email before checking them: 20 at once, 10 password checks', async () => {
+    await signIn.signUp('ada@example.com', PASSWORD);
+    let verified = 0;
+    const observed = createSignInService(db.storage.credentials, {
+      hash: hashPassword,
+      dummy: dummyPasswordHash,
+      verify: (phc, password) => {
+        verified++;
+        return verifyPassword(phc, password);
+      },
+    });
+    const errors = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => failure(observed.signIn('ada@example.com', `guess number ${i}`))),
+    );
+    expect(verified).toBe(10);
+    expect(errors.filter((e) => (e as DomainError).code === 'unauthenticated')).toHaveLength(10);
+    expect(errors.filter((e) => (e as DomainError).code === 'quota-exhausted')).toHaveLength(10);
+    expect(errors[0]).toBeInstanceOf(DomainError);
+  });
+
   it('refuses malformed emails and out-of-range passwords before any work', async () => {
     for (const email of [
       '',

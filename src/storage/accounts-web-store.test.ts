@@ -90,6 +90,21 @@ for (const dialect of DIALECTS) {
       expect(await storage.oauthStates.takeOAuthState('s2')).toBeNull();
     });
 
+    it('keeps with an OAuth state the signed-in user who started it (null for a plain sign-in)', async () => {
+      const at = new Date('2026-01-01T00:00:00Z');
+      const user = await storage.accounts.createUser({ email: 'linker@example.com' });
+      await storage.oauthStates.saveOAuthState({ stateHash: 'link', verifier: 'v', at, userId: user.id });
+      await storage.oauthStates.saveOAuthState({ stateHash: 'plain', verifier: 'v', at });
+      expect(await storage.oauthStates.takeOAuthState('link')).toMatchObject({
+        verifier: 'v',
+        userId: user.id,
+      });
+      expect(await storage.oauthStates.takeOAuthState('plain')).toMatchObject({
+        verifier: 'v',
+        userId: null,
+      });
+    });
+
     it('keeps roles, members and who set the hook mode', async () => {
       const owner = await storage.accounts.createUser({ email: 'owner@example.com' });
       const member = await storage.accounts.createUser({ email: 'member@example.com' });

@@ -134,6 +134,8 @@ export interface OAuthStatesTable {
   /** The PKCE code verifier, needed in clear at the token exchange; lives at most 10 minutes. */
   verifier: string;
   created_at: Timestamp;
+  /** The signed-in user who started the flow to link platform A to their account; null for a sign-in. */
+  user_id: number | null;
 }
 
 export interface Database {

@@ -3,6 +3,7 @@ import type { AppDeps } from '../server/deps.js';
 import { requireOwnOrigin } from '../server/middleware/same-origin.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from '../server/middleware/session-cookie.js';
 import type { User } from '../storage/index.js';
+import { clearOAuthStateCookie, oauthStateOf, setOAuthStateCookie } from './oauth-state-cookie.js';
 import { attempt, formFields } from './page-support.js';
 import { LandingPage, type LandingProps } from './pages/landing.js';
 
@@ -26,9 +27,15 @@ export function authRoutes(deps: AppDeps) {
 
   /** A new session for the user (any previous one of this browser ended), then the overview. */
   const signedIn = async (c: Context, user: User) => {
-    await deps.sessions.end(sessionIdOf(c));
+    await deps.sessions.end(sessionIdOf(c, baseUrl));
     setSessionCookie(c, await deps.sessions.start(user.id), baseUrl);
     return c.redirect('/dashboard', 303);
+  };
+
+  /** The user this browser is signed in as, or null. */
+  const signedInUser = async (c: Context) => {
+    const current = await attempt(() => deps.sessions.authenticate(sessionIdOf(c, baseUrl)));
+    return current.ok ? current.value.user : null;
   };
 
   const passwordForm = (form: 'signin' | 'signup') => async (c: Context) => {
@@ -48,7 +55,7 @@ export function authRoutes(deps: AppDeps) {
   return new Hono()
     .get('/signin', async (c) => {
       // Someone signed in already (a bookmark, the back button) goes on to the dashboard.
-      const current = await attempt(() => deps.sessions.authenticate(sessionIdOf(c)));
+      const current = await attempt(() => deps.sessions.authenticate(sessionIdOf(c, baseUrl)));
       if (current.ok) return c.redirect('/dashboard', 303);
       return landing(c, { info: NOTES[c.req.query('note') ?? ''] });
     })
@@ -57,18 +64,28 @@ export function authRoutes(deps: AppDeps) {
     .post('/signout', async (c) => {
       const result = await attempt(async () => requireOwnOrigin(c, baseUrl));
       if (!result.ok) return landing(c, { error: result.message }, result.status);
-      await deps.sessions.end(sessionIdOf(c));
+      await deps.sessions.end(sessionIdOf(c, baseUrl));
       clearSessionCookie(c, baseUrl);
       return c.redirect('/auth/signin?note=signedout', 303);
     })
     .get('/codehost-a/start', async (c) => {
-      const result = await attempt(() => deps.oauthSignIn.start(redirectUri));
+      // Signed in: the flow links platform A to this account (the overview page's "Link platform A").
+      const result = await attempt(async () => deps.oauthSignIn.start(redirectUri, await signedInUser(c)));
       if (!result.ok) return landing(c, { error: result.message }, result.status);
-      return c.redirect(result.value, 302);
+      setOAuthStateCookie(c, result.value.state, baseUrl);
+      return c.redirect(result.value.url, 302);
     })
     .get('/codehost-a/callback', async (c) => {
-      const result = await attempt(() =>
-        deps.oauthSignIn.finish({ code: c.req.query('code'), state: c.req.query('state'), redirectUri }),
+      const browserState = oauthStateOf(c, baseUrl);
+      clearOAuthStateCookie(c, baseUrl);
+      const result = await attempt(async () =>
+        deps.oauthSignIn.finish({
+          code: c.req.query('code'),
+          state: c.req.query('state'),
+          browserState,
+          redirectUri,
+          signedIn: await signedInUser(c),
+        }),
       );
       if (!result.ok) return landing(c, { error: result.message }, result.status);
       return signedIn(c, result.value);

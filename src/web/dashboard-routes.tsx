@@ -28,7 +28,7 @@ export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono<PageEnv>();
 
   app.use('*', async (c, next) => {
-    const sessionId = sessionIdOf(c);
+    const sessionId = sessionIdOf(c, baseUrl);
     try {
       c.set('principal', await deps.sessions.authenticate(sessionId));
     } catch (e) {
@@ -84,7 +84,12 @@ export function dashboardRoutes(deps: AppDeps) {
     );
 
   app.get('/', async (c) =>
-    c.html(<OverviewPage overview={await deps.overview.overviewOf(c.get('principal'))} />),
+    c.html(
+      <OverviewPage
+        overview={await deps.overview.overviewOf(c.get('principal'))}
+        linkA={deps.oauthSignIn.enabled}
+      />,
+    ),
   );
 
   app.get('/keys', (c) => {

@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REDIS_URL, redisAvailable } from '../../test/helpers/databases.js';
 import { FakeOAuthA } from '../../test/helpers/fake-oauth.js';
+import { INVISIBLE_CHARACTERS } from '../../test/helpers/invisible-characters.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { hashToken } from '../auth/session-ids.js';
 import { createServices } from '../cli/create-services.js';
@@ -117,6 +121,98 @@ describe('sign-in, sessions and the dashboard pages', () => {
     expect(bad.headers.get('set-cookie')).toBeNull();
   });
 
+  it('refuses emails holding invisible, control or formatting characters at sign-up and sign-in', async () => {
+    await t.session('ada@example.com', PASSWORD);
+    // A lone surrogate cannot cross HTTP (a form encodes it as U+FFFD); the service test covers it.
+    const characters = INVISIBLE_CHARACTERS.filter(([name]) => name !== 'lone surrogate');
+    let n = 0;
+    for (const [name, ch] of characters) {
+      for (const path of ['/auth/signup', '/auth/signin']) {
+        // Each from its own address: this is about the email, not the per-IP limit.
+        const res = await t.request(path, {
+          ip: `198.51.100.${++n}`,
+          headers: { 'content-type': FORM, ...origin() },
+          body: new URLSearchParams({ email: `ada${ch}@example.com`, password: PASSWORD }).toString(),
+        });
+        expect(res.status, `${name} ${path}`).toBe(400);
+        expect(res.headers.get('set-cookie'), name).toBeNull();
+        expect(await res.text(), name).toContain('invisible, control or formatting character');
+      }
+    }
+    // A decomposed and a composed address are one account; case does not matter.
+    await t.session('Jose\u0301@Example.com', PASSWORD);
+    expect(await t.session('JOSÉ@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+    expect((await t.db.storage.accounts.findUserByEmail('josé@example.com'))?.email).toBe('josé@example.com');
+  });
+
+  describe('attempts per account', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    /** A password sign-in (or sign-up) from an address of its own: only the per-account limit can bite. */
+    let n = 0;
+    const attempt = (email: string, password: string, path = '/auth/signin') =>
+      t.request(path, {
+        ip: `203.0.${Math.floor(++n / 250)}.${n % 250}`,
+        headers: { 'content-type': FORM, ...origin() },
+        body: new URLSearchParams({ email, password }).toString(),
+      });
+    const notice = async (res: Response) =>
+      /<div class="notice error"[^>]*>([^<]*)</.exec(await res.text())?.[1];
+
+    it('refuses an email after 10 attempts in 15 minutes from any address, saying the same for an unknown email', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      await t.session('ada@example.com', PASSWORD);
+      for (let i = 0; i < 10; i++) {
+        expect((await attempt('ada@example.com', `wrong password ${i}`)).status).toBe(401);
+        expect((await attempt('nobody@example.com', `wrong password ${i}`)).status).toBe(401);
+      }
+      // The right password no longer helps, and an unknown email is answered alike: nothing tells
+      // which of the two has an account.
+      const [known, unknown] = [
+        await attempt('ADA@example.com', PASSWORD),
+        await attempt('nobody@example.com', PASSWORD),
+      ];
+      expect([known.status, unknown.status]).toEqual([429, 429]);
+      const [knownText, unknownText] = [await notice(known), await notice(unknown)];
+      expect(knownText).toBe(
+        'Too many sign-in attempts for this email; try again in 15 minutes, or sign in with platform A.',
+      );
+      expect(unknownText).toBe(knownText);
+      expect(known.headers.get('set-cookie')).toBeNull();
+      // Sign-up with a taken email checks its password: held to the same limit.
+      expect((await attempt('ada@example.com', PASSWORD, '/auth/signup')).status).toBe(429);
+      // Another account is not affected.
+      expect((await attempt('bob@example.com', PASSWORD, '/auth/signup')).status).toBe(303);
+      vi.setSystemTime(Date.now() + 15 * 60_000);
+      expect((await attempt('ada@example.com', PASSWORD)).status).toBe(303);
+    });
+
+    it('starts again from zero after the right password', async () => {
+      await t.session('ada@example.com', PASSWORD);
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 9; i++)
+          expect((await attempt('ada@example.com', `wrong password ${i}`)).status).toBe(401);
+        expect((await attempt('ada@example.com', PASSWORD)).status).toBe(303);
+      }
+    });
+  });
+
+  it('refuses well-known leaked and trivial passwords at sign-up, creating nothing', async () => {
+    for (const [password, message] of [
+      ['123456789012', 'This password is among well-known leaked passwords; choose another.'],
+      ['qwerty123456', 'This password is among well-known leaked passwords; choose another.'],
+      ['password1234', 'This password is too easy to guess'],
+      ['aaaaaaaaaaaa', 'This password is too easy to guess'],
+    ] as const) {
+      const res = await form('/auth/signup', { email: 'ada@example.com', password });
+      expect(res.status, password).toBe(400);
+      expect(await res.text(), password).toContain(message);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    expect(await users()).toBe(false);
+  });
+
   it('says the same on a wrong password and an unknown email', async () => {
     await t.session('ada@example.com', PASSWORD);
     const wrong = await form('/auth/signin', { email: 'ada@example.com', password: 'not the password' });
@@ -219,57 +315,164 @@ describe('sign-in, sessions and the dashboard pages', () => {
   });
 
   describe('Sign in with platform A', () => {
-    /** Start, then the fake's approval: the callback path the browser would be sent to. */
-    async function approvedCallback(): Promise<string> {
-      const start = await t.request('/auth/codehost-a/start');
+    /** A browser's cookie jar, as far as these tests need one: name=value pairs, later ones win. */
+    const jar = (...cookies: (string | undefined)[]) =>
+      cookies.filter((c): c is string => c !== undefined && !c.endsWith('=')).join('; ');
+    const stateCookieOf = (res: Response) =>
+      /svc_oauth_state=[^;]*/.exec(res.headers.get('set-cookie') ?? '')?.[0];
+
+    /**
+     * Start (in a browser holding `cookie`), then the fake's approval: the callback path the browser
+     * would be sent to, and the state cookie the start gave that browser.
+     */
+    async function approvedCallback(cookie?: string): Promise<{ path: string; stateCookie: string }> {
+      const start = await t.request('/auth/codehost-a/start', { headers: cookie ? { cookie } : {} });
       expect(start.status).toBe(302);
       const authorize = new URL(start.headers.get('location') ?? '');
       expect(authorize.origin).toBe(fake.url);
       expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
-      expect(authorize.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const state = authorize.searchParams.get('state');
+      expect(state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const setCookie = start.headers.get('set-cookie') ?? '';
+      // The browser's half of the state: its own, HttpOnly, Lax (sent on the provider's redirect back), 10 minutes.
+      expect(setCookie).toContain(`svc_oauth_state=${state};`);
+      expect(setCookie).toContain('HttpOnly');
+      expect(setCookie).toContain('SameSite=Lax');
+      expect(setCookie).toContain('Max-Age=600');
       const approved = await fetch(authorize, { redirect: 'manual' });
       const back = new URL(approved.headers.get('location') ?? '');
-      return `${back.pathname}${back.search}`;
+      return { path: `${back.pathname}${back.search}`, stateCookie: stateCookieOf(start) as string };
     }
+    const callback = (path: string, cookie: string) => t.request(path, { headers: { cookie } });
 
     it('creates the user from the verified email, links the identity, and signs in again by it', async () => {
-      const callback = await approvedCallback();
-      const res = await t.request(callback);
+      const first = await approvedCallback();
+      const res = await callback(first.path, first.stateCookie);
       expect(res.status).toBe(303);
-      expect(res.headers.get('set-cookie')).toMatch(/^svc_session=/);
+      expect(res.headers.get('set-cookie')).toMatch(/svc_session=[A-Za-z0-9_-]{43}/);
+      // The state cookie is cleared with the answer.
+      expect(res.headers.get('set-cookie')).toMatch(/svc_oauth_state=;.*Max-Age=0/);
       const user = await t.db.storage.identities.findUserByIdentity('codehost-a', '4242');
       expect(user?.email).toBe('octo@example.com');
       // The email changes on platform A; the link (by id) still finds the same user.
       fake.user = { ...fake.user, emails: [{ email: 'new@example.com', primary: true, verified: true }] };
-      expect((await t.request(await approvedCallback())).status).toBe(303);
+      const again = await approvedCallback();
+      expect((await callback(again.path, again.stateCookie)).status).toBe(303);
       expect(await t.db.storage.accounts.findUserByEmail('new@example.com')).toBeNull();
     });
 
+    it('signs nobody in from a callback URL started in another browser (login CSRF), with no cookie or another one', async () => {
+      // Browser 1 (the attacker's) starts and is approved, but never visits its callback URL.
+      const attacker = await approvedCallback();
+      // Browser 2 (the victim's) is sent there: without a state cookie, then with one of its own flow.
+      const own = await approvedCallback();
+      for (const cookie of ['', own.stateCookie]) {
+        const res = await callback(attacker.path, cookie);
+        expect(res.status, cookie).toBe(403);
+        expect(res.headers.get('set-cookie') ?? '', cookie).not.toMatch(/svc_session=[^;]/);
+        expect(await res.text()).toContain(
+          'This sign-in was not started in this browser, so it signs nobody in',
+        );
+      }
+      // Nothing reached the provider, nothing was made; the state is the starting browser's to use.
+      expect(fake.requests.filter((r) => r === 'POST /login/oauth/access_token')).toHaveLength(0);
+      expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '4242')).toBeNull();
+      expect((await callback(attacker.path, attacker.stateCookie)).status).toBe(303);
+    });
+
     it('refuses a replayed callback, a forged state and a missing state, changing nothing', async () => {
-      const callback = await approvedCallback();
-      expect((await t.request(callback)).status).toBe(303);
-      for (const path of [
-        callback,
-        callback.replace(/state=[^&]+/, 'state=forged-state-forged-state-forged-state-123'),
-        callback.replace(/&?state=[^&]+/, ''),
-      ]) {
-        const res = await t.request(path);
+      const { path, stateCookie } = await approvedCallback();
+      expect((await callback(path, stateCookie)).status).toBe(303);
+      const forged = 'forged-state-forged-state-forged-state-123';
+      for (const [p, cookie] of [
+        // The same browser again (as if it had kept the cookie): the state is used.
+        [path, stateCookie],
+        // A state this service never issued, even with a matching cookie.
+        [path.replace(/state=[^&]+/, `state=${forged}`), `svc_oauth_state=${forged}`],
+        [path.replace(/&?state=[^&]+/, ''), stateCookie],
+      ] as const) {
+        const res = await callback(p, cookie);
         expect(res.status).toBe(400);
-        expect(res.headers.get('set-cookie')).toBeNull();
+        expect(res.headers.get('set-cookie') ?? '').not.toMatch(/svc_session=[^;]/);
         expect(await res.text()).toContain('This sign-in link is unknown, expired or already used');
       }
       // Only the first exchange reached the token endpoint.
       expect(fake.requests.filter((r) => r === 'POST /login/oauth/access_token')).toHaveLength(1);
     });
 
-    it('links to the existing account of the verified email, which keeps its password', async () => {
-      await t.session('octo@example.com', PASSWORD);
-      const before = await t.db.storage.accounts.findUserByEmail('octo@example.com');
-      expect((await t.request(await approvedCallback())).status).toBe(303);
+    it("does not let a password sign-up of someone else's email take over their platform A sign-in (pre-hijacking)", async () => {
+      // The attacker signs up first with the victim's address and a password of their own.
+      const attackerCookie = await t.session('victim@x.test', PASSWORD);
+      const squatted = await t.db.storage.accounts.findUserByEmail('victim@x.test');
+      // The victim signs in with platform A, whose verified email is that address.
+      fake.user = {
+        id: 777,
+        login: 'victim',
+        emails: [{ email: 'Victim@X.test', primary: true, verified: true }],
+      };
+      const { path, stateCookie } = await approvedCallback();
+      const res = await callback(path, stateCookie);
+      expect(res.status).toBe(409);
+      expect(res.headers.get('set-cookie') ?? '').not.toMatch(/svc_session=[^;]/);
+      expect(await res.text()).toContain(
+        'An account with the email of your platform A account exists already; sign in to it with its password, then link platform A',
+      );
+      // No link: the victim's platform A identity opens nothing, the attacker's account holds nothing of it.
+      expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '777')).toBeNull();
+      const seen = await t.request('/api/account', { headers: { cookie: attackerCookie } });
+      expect(seen.status).toBe(200);
+      expect(await seen.json()).toMatchObject({ email: 'victim@x.test' });
+      expect(await (await t.request('/api/keys', { headers: { cookie: attackerCookie } })).json()).toEqual({
+        keys: [],
+      });
+      // The victim tries again: still refused, still no session, and the squatted account is unchanged.
+      const again = await approvedCallback();
+      expect((await callback(again.path, again.stateCookie)).status).toBe(409);
+      expect(await t.db.storage.accounts.findUserByEmail('victim@x.test')).toEqual(squatted);
+    });
+
+    it('links platform A to the account signed in with its password in the same browser, and only to it', async () => {
+      const session = await t.session('octo@example.com', PASSWORD);
+      const owner = await t.db.storage.accounts.findUserByEmail('octo@example.com');
+      const overview = await (await t.request('/dashboard', { headers: { cookie: session } })).text();
+      expect(overview).toContain('href="/auth/codehost-a/start"');
+      const { path, stateCookie } = await approvedCallback(session);
+      const linked = await callback(path, jar(session, stateCookie));
+      expect(linked.status).toBe(303);
       expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '4242')).toMatchObject({
-        id: before?.id,
+        id: owner?.id,
+      });
+      // From now on, a plain platform A sign-in (another browser, signed out) lands in that account,
+      // and its password still works for its owner.
+      const plain = await approvedCallback();
+      const res = await callback(plain.path, plain.stateCookie);
+      expect(res.status).toBe(303);
+      const cookie = /svc_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0] as string;
+      expect(await (await t.request('/api/account', { headers: { cookie } })).json()).toMatchObject({
+        email: 'octo@example.com',
       });
       expect(await t.session('octo@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+    });
+
+    it('refuses to link when the session that started it is gone, or the platform A account is linked elsewhere', async () => {
+      const session = await t.session('ada@example.com', PASSWORD);
+      const started = await approvedCallback(session);
+      // Signed out between start and callback: the flow linked nobody and signs nobody in.
+      await form('/auth/signout', {}, { ...origin(), cookie: session });
+      const gone = await callback(started.path, started.stateCookie);
+      expect(gone.status).toBe(403);
+      expect(await gone.text()).toContain('You are no longer signed in to the account that started linking');
+      expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '4242')).toBeNull();
+      // The platform A account already belongs to another user (made by a platform A sign-in).
+      const plain = await approvedCallback();
+      expect((await callback(plain.path, plain.stateCookie)).status).toBe(303);
+      const bob = await t.session('bob@example.com', PASSWORD);
+      const link = await approvedCallback(bob);
+      const elsewhere = await callback(link.path, jar(bob, link.stateCookie));
+      expect(elsewhere.status).toBe(409);
+      expect((await t.db.storage.identities.findUserByIdentity('codehost-a', '4242'))?.email).toBe(
+        'octo@example.com',
+      );
     });
 
     it('refuses an account without a verified email', async () => {
@@ -278,7 +481,8 @@ describe('sign-in, sessions and the dashboard pages', () => {
         login: 'anon',
         emails: [{ email: 'anon@example.com', primary: true, verified: false }],
       };
-      const res = await t.request(await approvedCallback());
+      const { path, stateCookie } = await approvedCallback();
+      const res = await callback(path, stateCookie);
       expect(res.status).toBe(400);
       expect(await res.text()).toContain('no verified email address');
       expect(await t.db.storage.accounts.findUserByEmail('anon@example.com')).toBeNull();
@@ -302,6 +506,45 @@ describe('sign-in, sessions and the dashboard pages', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const secret of [PASSWORD, sessionId, key]) {
       for (const content of [...files, t.logs.join('\n')]) expect(content.includes(secret)).toBe(false);
+    }
+  });
+});
+
+const redisUp = await redisAvailable('per-account sign-in limit on Redis');
+
+describe.skipIf(!redisUp)('attempts per account on Redis', () => {
+  it('counts attempts on one email across instances sharing Redis', async () => {
+    const [a, b] = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
+    const t = await startTestApp({ redis: a });
+    try {
+      const other = createApp(
+        await createServices(t.config, {
+          logger: createLogger(new PassThrough()),
+          storage: await t.db.open(),
+          redis: b,
+        }),
+      );
+      // Unique per run: the counters outlive the test in Redis.
+      const email = `ada-${randomUUID()}@example.com`;
+      await t.session(email, PASSWORD);
+      const attempt = (app: typeof other, password: string, i: number) =>
+        app.request(
+          '/auth/signin',
+          {
+            method: 'POST',
+            headers: { 'content-type': FORM, origin: t.config.baseUrl },
+            body: new URLSearchParams({ email, password }).toString(),
+          },
+          { incoming: { socket: { remoteAddress: `198.18.0.${i}` } } },
+        );
+      for (let i = 0; i < 10; i++)
+        expect((await attempt(i % 2 ? t.app : other, 'wrong password', i)).status).toBe(401);
+      expect((await attempt(t.app, PASSWORD, 100)).status).toBe(429);
+      expect((await attempt(other, PASSWORD, 101)).status).toBe(429);
+    } finally {
+      await t.cleanup();
+      a.disconnect();
+      b.disconnect();
     }
   });
 });

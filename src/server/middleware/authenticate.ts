@@ -24,7 +24,7 @@ export function authenticate(
   return async (c, next) => {
     if (exceptPrefix === undefined || !c.req.path.startsWith(exceptPrefix)) {
       const authorization = c.req.header('authorization');
-      const sessionId = authorization === undefined ? sessionIdOf(c) : undefined;
+      const sessionId = authorization === undefined ? sessionIdOf(c, baseUrl) : undefined;
       if (sessionId === undefined) {
         c.set('principal', await principals.authenticate(authorization));
       } else {

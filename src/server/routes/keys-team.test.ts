@@ -59,6 +59,40 @@ for (const dialect of DIALECTS)
         expect(await (await t.request('/api/keys', { headers: { cookie } })).json()).toEqual({ keys: [] });
       });
 
+      it('creates keys by session only: a bearer key gets 403, may list keys, and revokes only itself', async () => {
+        const made = async () =>
+          (await (await json('POST', '/api/keys', { name: 'ci' }, bySession())).json()) as {
+            key: string;
+            prefix: string;
+          };
+        const [first, second] = [await made(), await made()];
+        const byKey = { authorization: `Bearer ${first.key}` };
+        const refused = await json('POST', '/api/keys', { name: 'minted' }, byKey);
+        expect(refused.status).toBe(403);
+        expect(await refused.json()).toEqual({
+          error: 'keys are created in the dashboard, signed in (spec 2.1): an API key cannot create keys',
+        });
+        const listed = await t.request('/api/keys', { key: first.key });
+        expect(listed.status).toBe(200);
+        const names = ((await listed.json()) as { keys: { prefix: string; name: string }[] }).keys;
+        expect(names.map((k) => k.prefix)).toEqual([first.prefix, second.prefix]);
+        // Another key of the same user: refused, and it keeps working.
+        const other = await json('DELETE', `/api/keys/${second.prefix}`, undefined, byKey);
+        expect(other.status).toBe(403);
+        expect(await other.json()).toEqual({
+          error: 'an API key can revoke only itself; revoke other keys in the dashboard',
+        });
+        expect((await t.request('/api/account', { key: second.key })).status).toBe(200);
+        const itself = await json('DELETE', `/api/keys/${first.prefix}`, undefined, byKey);
+        expect(itself.status).toBe(200);
+        expect((await t.request('/api/account', { key: first.key })).status).toBe(401);
+        // Only the two keys made by session exist.
+        const left = (await (await t.request('/api/keys', { headers: { cookie } })).json()) as {
+          keys: { prefix: string }[];
+        };
+        expect(left.keys.map((k) => k.prefix)).toEqual([second.prefix]);
+      });
+
       it('refuses a state-changing session request without the service own Origin, changing nothing', async () => {
         for (const headers of [
           { cookie },

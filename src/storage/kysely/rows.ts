@@ -6,7 +6,7 @@ import type { ApiKeysTable, TeamsTable, UsersTable } from '../schema.js';
 /** Row <-> record conversions shared by the Kysely repositories. */
 
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.trim().normalize('NFC').toLowerCase();
 }
 
 export function nowIso(): string {

@@ -4,6 +4,7 @@ import * as hooks from './002-hooks.js';
 import * as accountsWeb from './003-accounts-web.js';
 import * as scans from './004-scans.js';
 import * as appA from './005-app-a.js';
+import * as oauthLink from './006-oauth-link.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   // Built in parallel with 003; unordered migrations (database.ts) let either land first.
   '004-scans': scans,
   '005-app-a': appA,
+  '006-oauth-link': oauthLink,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,7 +4,7 @@ import { DataTable, Layout, when } from '../layout.js';
 const DECISION_WORDS = { allow: 'allowed', deny: 'blocked', ask: 'asked' } as const;
 
 /** Plan, this month's CI runs against the limit, and the latest hook verdicts (packages, reasons). */
-export function OverviewPage(props: { overview: Overview }) {
+export function OverviewPage(props: { overview: Overview; linkA?: boolean }) {
   const { overview: o } = props;
   const share =
     o.ciRuns.limit === 0 ? 100 : Math.min(100, Math.round((o.ciRuns.used / o.ciRuns.limit) * 100));
@@ -31,6 +31,12 @@ export function OverviewPage(props: { overview: Overview }) {
           </progress>
         </section>
       </div>
+      {props.linkA ? (
+        <p class="muted">
+          Sign in with platform A as well: <a href="/auth/codehost-a/start">link your platform A account</a>{' '}
+          to this one (an account is never linked by its email alone).
+        </p>
+      ) : null}
       <section class="card" aria-labelledby="verdicts-title">
         <h2 id="verdicts-title">Recent hook verdicts</h2>
         {o.verdicts.length === 0 ? (
