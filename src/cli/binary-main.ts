@@ -8,7 +8,7 @@ import { SCAN_HELP, scanCommand } from './scan-command.js';
  */
 run(
   process.argv.slice(2),
-  { stdout: process.stdout, stderr: process.stderr, env: process.env },
+  { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env },
   { scan: async () => ({ run: scanCommand, help: SCAN_HELP }) },
 ).then((code) => {
   process.exitCode = code;

@@ -2,6 +2,8 @@
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** What git pipes to a server hook (svc scan --pre-receive); absent: nothing to read. */
+  stdin?: NodeJS.ReadableStream;
   env: NodeJS.ProcessEnv;
 }
 

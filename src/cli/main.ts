@@ -8,6 +8,7 @@ process.exitCode = await run(
   {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: process.env,
   },
   ALL_COMMANDS,

@@ -2,10 +2,18 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { loadConfig } from '../config/config.js';
-import { REPORT_FORMATS, type ReportFormat, renderReport, scanRepository } from '../scanner/index.js';
+import {
+  REPORT_FORMATS,
+  type ReportFormat,
+  renderReport,
+  type ScanResult,
+  scanRepository,
+  scanStaged,
+} from '../scanner/index.js';
 import { createVerifier } from '../verify/index.js';
 import { VERSION } from '../version.js';
 import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
+import { preReceive } from './pre-receive-command.js';
 import { terminalProgress } from './progress.js';
 
 export const SCAN_HELP = `Usage: svc scan [PATH] [options]
@@ -20,6 +28,14 @@ Options:
   --output FILE                       write the report to FILE instead of stdout
   --default-branch REF                read .svcignore from REF (default: origin/HEAD, else HEAD)
   --no-verify                         do not ask providers whether found credentials still work
+  --staged                            scan only the lines the index adds (a pre-commit hook): no
+                                      commit, fingerprints <rule>:staged:<path>:<line>; offline
+                                      unless --verify
+  --pre-receive                       for a git server's pre-receive hook: read "<old> <new> <ref>"
+                                      lines on stdin, scan only the commits the push adds, and exit 1
+                                      to refuse it when they hold a secret in code; offline unless
+                                      --verify
+  --verify                            check credentials in a --staged or --pre-receive scan
   --cache FILE                        incremental scans: FILE records the commits found clean, and
                                       the next scan reads only the others (same report as a full
                                       scan); FILE holds commit ids only, never a secret
@@ -51,21 +67,35 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   const config = loadConfig(io.env);
   keepYoungGenerationSmall();
 
-  const progress = terminalProgress(io.stderr);
-  const result = await scanRepository({
-    path,
-    defaultBranch: values['default-branch'],
-    cache: values.cache,
-    scannerVersion: VERSION,
-    // The command line checks credentials unless told not to (--no-verify).
-    verify: values['no-verify'] ? undefined : createVerifier({ urls: config.providers }),
-    onProgress: progress.update,
-    onWarning: (message) => {
-      progress.done();
-      io.stderr.write(`svc: warning: ${message}\n`);
-    },
-  });
-  progress.done();
+  const mode = scanMode(values);
+  const verifier = () => createVerifier({ urls: config.providers });
+  if (mode === 'pre-receive') {
+    return preReceive(path, await readAll(io.stdin), io, values.verify === true ? verifier() : undefined);
+  }
+  let result: ScanResult;
+  if (mode === 'staged') {
+    result = await scanStaged({
+      path,
+      defaultBranch: values['default-branch'],
+      verify: values.verify === true ? verifier() : undefined,
+    });
+  } else {
+    const progress = terminalProgress(io.stderr);
+    result = await scanRepository({
+      path,
+      defaultBranch: values['default-branch'],
+      cache: values.cache,
+      scannerVersion: VERSION,
+      // The command line checks credentials unless told not to (--no-verify).
+      verify: values['no-verify'] ? undefined : verifier(),
+      onProgress: progress.update,
+      onWarning: (message) => {
+        progress.done();
+        io.stderr.write(`svc: warning: ${message}\n`);
+      },
+    });
+    progress.done();
+  }
 
   for (const { format, output } of reports) {
     const color = format === 'text' && output === undefined && io.stdout.isTTY === true && !io.env.NO_COLOR;
@@ -82,6 +112,34 @@ export async function scanCommand(argv: string[], io: CliIo): Promise<number> {
   return result.incomplete ? EXIT.incomplete : EXIT.passed;
 }
 
+type ScanValues = ReturnType<typeof parseScanArgs>['values'];
+
+/** Which scan the flags ask for; flags that cannot go together are a usage error. */
+function scanMode(values: ScanValues): 'history' | 'staged' | 'pre-receive' {
+  if (values.staged && values['pre-receive'])
+    throw new UsageError('--staged and --pre-receive exclude each other');
+  if (values.verify && values['no-verify'])
+    throw new UsageError('--verify and --no-verify exclude each other');
+  const mode = values.staged ? 'staged' : values['pre-receive'] ? 'pre-receive' : 'history';
+  if (mode === 'history' && values.verify) {
+    throw new UsageError('--verify is for --staged and --pre-receive (a history scan checks by default)');
+  }
+  if (mode !== 'history' && values.cache !== undefined)
+    throw new UsageError(`--cache does not apply to --${mode}`);
+  if (mode === 'pre-receive' && (values.format !== undefined || values.output !== undefined)) {
+    throw new UsageError('--pre-receive prints its own message for the pusher: no --format or --output');
+  }
+  return mode;
+}
+
+/** All of a stream as text (the hook's input is a few lines a ref). */
+async function readAll(stream: NodeJS.ReadableStream | undefined): Promise<string> {
+  if (stream === undefined) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function parseScanArgs(argv: string[]) {
   try {
     return parseArgs({
@@ -94,6 +152,9 @@ function parseScanArgs(argv: string[]) {
         'default-branch': { type: 'string' },
         cache: { type: 'string' },
         'no-verify': { type: 'boolean' },
+        verify: { type: 'boolean' },
+        staged: { type: 'boolean' },
+        'pre-receive': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -3,6 +3,7 @@ export { ScanError } from './errors.js';
 export { fingerprintOf } from './fingerprint.js';
 export { ignoreLineOf } from './ignore-line.js';
 export { classifyPath } from './location.js';
+export { type PushScan, parseRefUpdates, type RefUpdate, scanPush } from './pre-receive.js';
 export {
   IGNORE_HINT,
   REPORT_FORMATS,
@@ -17,6 +18,7 @@ export {
 } from './report/index.js';
 export { FINDING_HELP, RULES, type Rule, ruleById } from './rules/index.js';
 export { type ScanOptions, scanRepository } from './scan.js';
+export { type StagedScanOptions, scanStaged } from './scan-staged.js';
 export {
   locationOfFilename,
   maskSecrets,

@@ -17,7 +17,7 @@ function repo(): TestRepo {
   cleanups.push(() => r.cleanup());
   return r;
 }
-const where = (f: Finding) => `${f.path}:${f.line} @${f.commit.slice(0, 7)}`;
+const where = (f: Finding) => `${f.path}:${f.line} @${f.commit?.slice(0, 7)}`;
 
 describe('scanning a range of commits (tips, not reachable from exclude)', () => {
   it('reads only the commits the range names, with the same findings a full scan has for them', async () => {

@@ -27,7 +27,7 @@ afterEach(() => {
 async function scan(r: TestRepo, options: Partial<ScanOptions> = {}): Promise<ScanResult> {
   return scanRepository({ path: r.dir, ...options });
 }
-const where = (f: Finding) => `${f.ruleId} ${f.path}:${f.line} @${f.commit.slice(0, 7)}`;
+const where = (f: Finding) => `${f.ruleId} ${f.path}:${f.line} @${f.commit?.slice(0, 7)}`;
 const KEY = fakeCloudKeyId();
 
 describe('history: every added line of every commit on every ref', () => {

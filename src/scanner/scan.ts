@@ -1,16 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { detectSecrets } from './detect/detect-line.js';
 import { PREFILTER } from './detect/prefilter.js';
 import { ScanError } from './errors.js';
-import { fingerprintOf } from './fingerprint.js';
+import { FindingCollector } from './finding-collector.js';
 import { IncrementalScan } from './incremental.js';
 import { KnownFindings } from './known-findings.js';
-import { classifyPath } from './location.js';
-import { sortFindings } from './report/common.js';
 import type { FindingPlace } from './scan-cache.js';
-import { attachSecret, secretOf } from './secrets.js';
 import { scanCommitsBlobFirst } from './sources/blob-first.js';
-import type { AddedLineSink, CommitInfo } from './sources/diff-parser.js';
 import type { GitRunner } from './sources/git.js';
 import { type CommitList, type CommitRange, listCommits, scanCommitsByDiff } from './sources/history.js';
 import {
@@ -20,7 +15,6 @@ import {
   resolveDefaultBranch,
   shallowBoundaries,
 } from './sources/repository.js';
-import { summarize } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
 export interface ScanOptions {
@@ -98,30 +92,12 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   const gate = split.gate;
   const known = new KnownFindings(split.known);
 
-  const findings = new Map<string, Finding>();
-  const sink: AddedLineSink = {
-    onCandidateLine(commit: CommitInfo, path: string, line: number, text: string) {
-      for (const match of detectSecrets(text)) {
-        const fingerprint = fingerprintOf(match.ruleId, commit.sha, path, line);
-        if (findings.has(fingerprint) || !known.accepts(commit.sha, fingerprint)) continue;
-        const finding: Finding = {
-          ruleId: match.ruleId,
-          commit: commit.sha,
-          path,
-          line,
-          location: classifyPath(path),
-          maskedValue: match.maskedValue,
-          verification: 'unchecked',
-          fingerprint,
-          ignored: ignoreList.has(fingerprint),
-          author: commit.author,
-          date: commit.date,
-        };
-        attachSecret(finding, match.secret);
-        findings.set(fingerprint, finding);
-      }
-    },
-  };
+  const collector = new FindingCollector({
+    ignoreList,
+    commitOf: (commit) => commit.sha,
+    accepts: (commit, fingerprint) => commit === null || known.accepts(commit, fingerprint),
+  });
+  const findings = collector.findings;
 
   let done = total - gate.length - known.size;
   // The total is known before the first commit is read: callers can show "0 of N" through the gate
@@ -133,7 +109,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   };
   const reading = {
     git,
-    sink,
+    sink: collector,
     prefilter: PREFILTER,
     parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
   };
@@ -157,15 +133,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   options.signal?.throwIfAborted();
   await incremental?.save(commits, placesByCommit(findings.values()), unreadable, missing.length === 0);
 
-  // One order whatever the reading order, so the credential checks (at most 25) pick the same ones.
-  const list = sortFindings([...findings.values()]);
-  if (options.verify !== undefined) {
-    for (const [finding, result] of await options.verify(list, secretOf)) {
-      finding.verification = result.verification;
-      if (result.reason !== undefined) finding.verificationReason = result.reason;
-    }
-  }
-  const summary = summarize(list);
+  const { findings: list, summary, passed } = await collector.finish(options.verify);
   return {
     repository: options.path,
     defaultBranch: branch.name,
@@ -175,7 +143,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     shallow,
     findings: list,
     summary,
-    passed: summary.failing === 0,
+    passed,
     startedAt,
     finishedAt: new Date().toISOString(),
   };
@@ -185,6 +153,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
 function placesByCommit(findings: Iterable<Finding>): Map<string, FindingPlace[]> {
   const places = new Map<string, FindingPlace[]>();
   for (const f of findings) {
+    if (f.commit === null) continue;
     const list = places.get(f.commit) ?? [];
     list.push([f.ruleId, f.path, f.line]);
     places.set(f.commit, list);

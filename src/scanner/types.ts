@@ -24,8 +24,8 @@ export type Verification = 'active' | 'revoked' | 'unchecked';
 
 export interface Finding {
   ruleId: RuleId;
-  /** Full 40 (or 64) hex commit id. */
-  commit: string;
+  /** Full 40 (or 64) hex commit id; null for a change not committed yet (svc scan --staged). */
+  commit: string | null;
   path: string;
   line: number;
   location: Location;
@@ -65,6 +65,8 @@ export interface ScanResult {
   unreadableCommits: string[];
   /** True when the repository is a shallow clone: history before the graft is not scanned. */
   shallow: boolean;
+  /** True for `svc scan --staged`: the index's changes were scanned, not commits. */
+  staged?: boolean;
   findings: Finding[];
   summary: ScanSummary;
   passed: boolean;

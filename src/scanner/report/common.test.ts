@@ -30,7 +30,7 @@ describe('report helpers', () => {
       finding({ ...base, ruleId: 'chat-token', path: 'a.ts', line: 2 }),
       finding({ ...base, ruleId: 'chat-token', path: 'Z.ts', line: 1 }),
     ]);
-    expect(sorted.map((f) => `${f.path}:${f.line}:${f.ruleId}:${f.commit[0]}`)).toEqual([
+    expect(sorted.map((f) => `${f.path}:${f.line}:${f.ruleId}:${f.commit?.[0]}`)).toEqual([
       'Z.ts:1:chat-token:a',
       'a.ts:2:chat-token:a',
       'a.ts:2:webapi-key:e',

@@ -27,7 +27,7 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
       cmp(a.path, b.path) ||
       a.line - b.line ||
       cmp(a.ruleId, b.ruleId) ||
-      cmp(a.commit, b.commit),
+      cmp(a.commit ?? '', b.commit ?? ''),
   );
 }
 
@@ -62,8 +62,21 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function shortCommit(commit: string): string {
-  return commit.slice(0, 12);
+/** What a scan read, for the reports' headers: "120 commits scanned", or the staged changes. */
+export function scannedWhat(result: ScanResult): string {
+  return result.staged === true
+    ? 'staged changes scanned'
+    : `${plural(result.commitsScanned, 'commit')} scanned`;
+}
+
+/** Whether a scan had nothing to read: a history scan of a repository with no commits. */
+export function readNothing(result: ScanResult): boolean {
+  return result.staged !== true && result.commitsScanned === 0 && !result.incomplete;
+}
+
+/** The commit's first 12 characters, or `staged` for a change not committed yet. */
+export function shortCommit(commit: string | null): string {
+  return commit === null ? 'staged' : commit.slice(0, 12);
 }
 
 /** The author's own calendar date: the ISO string's date part, no time-zone conversion. */

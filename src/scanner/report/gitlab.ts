@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ignoreLineOf } from '../ignore-line.js';
 import { isFailing } from '../summary.js';
 import type { Finding, ScanResult } from '../types.js';
-import { RULE_TITLES, sortFindings } from './common.js';
+import { RULE_TITLES, shortCommit, sortFindings } from './common.js';
 
 /**
  * GitLab's secret-detection report (schema 15), the `artifacts:reports:secret_detection` file that
@@ -43,14 +43,14 @@ function vulnerability(f: Finding) {
     id: uuidFrom(f.fingerprint),
     name: RULE_TITLES[f.ruleId],
     description:
-      `${RULE_TITLES[f.ruleId]} (${f.maskedValue}) committed in ${f.commit.slice(0, 12)}, location class ` +
+      `${RULE_TITLES[f.ruleId]} (${f.maskedValue}) ${f.commit === null ? 'staged, not committed yet' : `committed in ${shortCommit(f.commit)}`}, location class ` +
       `${f.location}.${status} To accept it, add this line to .svcignore on the default branch: ${ignoreLineOf(f.fingerprint)}`,
     severity: isFailing(f) ? 'Critical' : 'Low',
     location: {
       file: f.path,
       start_line: f.line,
       end_line: f.line,
-      commit: { sha: f.commit, author: f.author, date: f.date },
+      ...(f.commit === null ? {} : { commit: { sha: f.commit, author: f.author, date: f.date } }),
     },
     identifiers: [{ type: 'svc_rule_id', name: `svc ${f.ruleId}`, value: f.ruleId }],
   };

@@ -5,7 +5,9 @@ import {
   listedCommits,
   plural,
   RULE_TITLES,
+  readNothing,
   SHALLOW_WARNING,
+  scannedWhat,
   sections,
   shortCommit,
   statusLabel,
@@ -27,12 +29,12 @@ export function renderMarkdown(result: ScanResult, toolVersion: string): string 
     '',
     `**${summaryLine(result)}**`,
     '',
-    `Repository ${code(result.repository)}: ${plural(result.commitsScanned, 'commit')} scanned, ${branch} · svc ${toolVersion}`,
+    `Repository ${code(result.repository)}: ${scannedWhat(result)}, ${branch} · svc ${toolVersion}`,
   ];
 
   if (failing.length > 0) {
     out.push('', '### Failing findings in code', '', ...table(failing, false));
-  } else if (result.commitsScanned > 0 || result.incomplete) {
+  } else if (!readNothing(result)) {
     out.push('', 'No failing findings in code.');
   } else {
     out.push('', 'Nothing to scan: the repository has no commits.');

@@ -7,7 +7,9 @@ import {
   listedCommits,
   plural,
   RULE_TITLES,
+  readNothing,
   SHALLOW_WARNING,
+  scannedWhat,
   sections,
   shortCommit,
   statusLabel,
@@ -31,8 +33,7 @@ export function renderText(result: ScanResult, options: TextOptions): string {
   const { failing, ignoredCode, other } = sections(result.findings);
   const out: string[] = [header(result, options.toolVersion, paint)];
 
-  if (result.commitsScanned === 0 && !result.incomplete)
-    out.push('', 'Nothing to scan: the repository has no commits.');
+  if (readNothing(result)) out.push('', 'Nothing to scan: the repository has no commits.');
   if (failing.length > 0) {
     out.push('', paint('bold', `Failing findings in code: ${failing.length}`));
     for (const f of failing) out.push('', ...block(f, paint));
@@ -55,8 +56,7 @@ export function renderText(result: ScanResult, options: TextOptions): string {
 function header(result: ScanResult, toolVersion: string, paint: Paint): string {
   const branch =
     result.defaultBranch === null ? 'no default branch' : `default branch ${visible(result.defaultBranch)}`;
-  const commits = `${plural(result.commitsScanned, 'commit')} scanned`;
-  return `${paint('bold', `svc ${toolVersion}`)} | repository ${visible(result.repository)} | ${commits} | ${branch}`;
+  return `${paint('bold', `svc ${toolVersion}`)} | repository ${visible(result.repository)} | ${scannedWhat(result)} | ${branch}`;
 }
 
 function status(f: Finding, paint: Paint): string {
@@ -71,7 +71,10 @@ function block(f: Finding, paint: Paint): string[] {
   return [
     `  ${paint('bold', RULE_TITLES[f.ruleId])} (${f.ruleId})  ${status(f, paint)}${ignored}`,
     `    ${visible(f.path)}:${f.line}`,
-    paint('dim', `    commit ${shortCommit(f.commit)} by ${visible(f.author)} on ${dayOf(f.date)}`),
+    paint(
+      'dim',
+      `    ${f.commit === null ? 'staged, not committed yet' : `commit ${shortCommit(f.commit)}`} by ${visible(f.author)} on ${dayOf(f.date)}`,
+    ),
     `    secret ${visible(f.maskedValue)}`,
     `    ignore: ${ignoreLineOf(f.fingerprint)}`,
   ];

@@ -137,18 +137,29 @@ export async function scanCommitsByDiff(
   return unreadable;
 }
 
-/** A part of the history: the commits reachable from `tips` and from none of `exclude`. */
+/**
+ * A part of the history: the commits reachable from `tips` and from none of `exclude` (nor, with
+ * `excludeEveryRef`, from any ref the repository has: what a push adds, seen from a git server's
+ * pre-receive hook, before its refs move).
+ */
 export interface CommitRange {
   tips: readonly string[];
   exclude: readonly string[];
+  excludeEveryRef?: boolean;
 }
 
 /**
  * A range as git revisions: its tips, then each excluded tip as `^tip`, after `--end-of-options` so
- * that no revision is ever read as an option.
+ * that no revision is ever read as an option. Every ref is excluded by `--not --all --not` before
+ * it (the second `--not` turns the tips back to included).
  */
 export function rangeRevisions(range: CommitRange): string[] {
-  return ['--end-of-options', ...range.tips, ...range.exclude.map((revision) => `^${revision}`)];
+  return [
+    ...(range.excludeEveryRef === true ? ['--not', '--all', '--not'] : []),
+    '--end-of-options',
+    ...range.tips,
+    ...range.exclude.map((revision) => `^${revision}`),
+  ];
 }
 
 /**
