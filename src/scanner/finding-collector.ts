@@ -54,7 +54,7 @@ export class FindingCollector implements AddedLineSink {
    */
   async finish(
     verify: FindingVerifier | undefined,
-  ): Promise<Pick<ScanResult, 'findings' | 'summary' | 'passed'>> {
+  ): Promise<Pick<ScanResult, 'findings' | 'summary' | 'passed' | 'verified'>> {
     const list = sortFindings([...this.findings.values()]);
     if (verify !== undefined) {
       for (const [finding, result] of await verify(list, secretOf)) {
@@ -63,6 +63,6 @@ export class FindingCollector implements AddedLineSink {
       }
     }
     const summary = summarize(list);
-    return { findings: list, summary, passed: summary.failing === 0 };
+    return { findings: list, summary, passed: summary.failing === 0, verified: verify !== undefined };
   }
 }

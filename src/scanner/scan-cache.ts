@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { RULES, ruleById } from './rules/index.js';
 import type { RuleId } from './types.js';
 
@@ -105,7 +106,10 @@ export async function loadScanCache(
   return { clean: lines.slice(0, header.clean), recheck, refs: header.refs, tips: header.tips ?? null };
 }
 
-/** Rewrites the cache atomically: a temporary file beside it, then a rename over it. */
+/**
+ * Rewrites the cache atomically: a temporary file beside it, then a rename over it. Its folder is
+ * made when missing (`--cache .svc-cache/scan.cache` on a fresh clone).
+ */
 export async function saveScanCache(file: string, key: CacheKey, content: CacheContent): Promise<void> {
   const clean = [...content.clean].sort();
   const recheck = [...content.recheck]
@@ -121,6 +125,7 @@ export async function saveScanCache(file: string, key: CacheKey, content: CacheC
     sha256: sha256(body),
   });
   const temporary = `${file}.${process.pid}.tmp`;
+  await mkdir(dirname(file), { recursive: true });
   try {
     await writeFile(temporary, `${MAGIC}\n${header}\n${body}`, 'utf8');
     await rename(temporary, file);

@@ -28,7 +28,7 @@ export async function scanStaged(options: StagedScanOptions): Promise<ScanResult
     commitOf: () => null,
   });
   await readStagedChanges(git, collector, PREFILTER);
-  const { findings, summary, passed } = await collector.finish(options.verify);
+  const { findings, summary, passed, verified } = await collector.finish(options.verify);
   return {
     repository: options.path,
     defaultBranch: branch.name,
@@ -40,6 +40,7 @@ export async function scanStaged(options: StagedScanOptions): Promise<ScanResult
     findings,
     summary,
     passed,
+    verified,
     startedAt,
     finishedAt: new Date().toISOString(),
   };

@@ -12,9 +12,11 @@ import {
   isShallow,
   openRepository,
   readIgnoreList,
+  refsContaining,
   resolveDefaultBranch,
   shallowBoundaries,
 } from './sources/repository.js';
+import { isFailing } from './summary.js';
 import type { Finding, FindingVerifier, ScanResult } from './types.js';
 
 export interface ScanOptions {
@@ -133,7 +135,8 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   options.signal?.throwIfAborted();
   await incremental?.save(commits, placesByCommit(findings.values()), unreadable, missing.length === 0);
 
-  const { findings: list, summary, passed } = await collector.finish(options.verify);
+  const { findings: list, summary, passed, verified } = await collector.finish(options.verify);
+  const failingCommits = [...new Set(list.filter(isFailing).map((f) => f.commit))].filter((c) => c !== null);
   return {
     repository: options.path,
     defaultBranch: branch.name,
@@ -144,6 +147,8 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
     findings: list,
     summary,
     passed,
+    verified,
+    refsOfCommit: await refsContaining(git, failingCommits),
     startedAt,
     finishedAt: new Date().toISOString(),
   };

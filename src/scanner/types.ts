@@ -67,6 +67,13 @@ export interface ScanResult {
   shallow: boolean;
   /** True for `svc scan --staged`: the index's changes were scanned, not commits. */
   staged?: boolean;
+  /** Whether credentials were checked (false: --no-verify, or a hook scan without --verify). */
+  verified?: boolean;
+  /**
+   * The refs whose history holds each failing finding's commit, for the human reports (a secret on
+   * an unmerged branch is public too); looked up only in repositories with few refs.
+   */
+  refsOfCommit?: ReadonlyMap<string, readonly string[]>;
   findings: Finding[];
   summary: ScanSummary;
   passed: boolean;

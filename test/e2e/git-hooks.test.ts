@@ -87,7 +87,7 @@ describe.skipIf(!existsSync(BINARY))(
         const r = s.push('main');
         expect(r.code).not.toBe(0);
         expect(r.out).toMatch(/remote: svc: push refused: the commits it adds hold a secret in code\./);
-        expect(r.out).toContain('remote:   Cloud access key ID (cloud-access-key-id): AKIA****************');
+        expect(r.out).toContain('remote:   AWS access key ID (cloud-access-key-id): AKIA****************');
         expect(r.out).toMatch(
           /remote: {5}config\/deploy\.env:2, commit [0-9a-f]{12} by Ada Dev, pushed to refs\/heads\/main/,
         );

@@ -60,6 +60,15 @@ async function expectSameAsFullScan(path = repo.dir, cacheFile = cache) {
 }
 
 describe('svc scan --cache', () => {
+  it("makes the cache file's missing folders (the README's .svc-cache/scan.cache on a fresh clone)", async () => {
+    const nested = join(work, '.svc-cache', 'deeper', 'scan.cache');
+    const first = await scan(['--cache', nested]);
+    expect(first.stderr).not.toMatch(/ENOENT|warning/);
+    expect(statSync(nested).isFile()).toBe(true);
+    // The second run reads it: no commit is read again but those with findings.
+    await expectSameAsFullScan(repo.dir, nested);
+  });
+
   it('gives a full scan report on the first scan, on an unchanged history, and after new commits', async () => {
     const first = await expectSameAsFullScan();
     expect(first.cached.stderr).toBe('');

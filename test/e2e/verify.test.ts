@@ -72,7 +72,7 @@ describe('svc scan with credential checks (on by default)', () => {
 
   it('shows the statuses in the text and markdown reports and in SARIF', async () => {
     const text = await runSvc(['scan', repo.dir], { env: providers.env });
-    expect(text.stdout).toMatch(/Platform A token \(codehost-token\)\s+ACTIVE/);
+    expect(text.stdout).toMatch(/GitHub token \(codehost-token\)\s+ACTIVE/);
     expect(text.stdout).toMatch(/\(revoked\)/);
     expect(text.stdout).toMatch(/; 1 active credential$/m);
     const md = await runSvc(['scan', repo.dir, '--format', 'markdown'], { env: providers.env });

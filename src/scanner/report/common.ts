@@ -18,12 +18,22 @@ function cmp(a: string | number, b: string | number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The one ordering every format uses: failing, then location class, path, line, rule, commit. */
+/** What to do about a finding of each rule, as its rule file says (at the provider, with its page). */
+export const RULE_REMEDIATION: Readonly<Record<RuleId, string>> = Object.freeze(
+  Object.fromEntries(RULES.map((rule) => [rule.id, rule.remediation])) as Record<RuleId, string>,
+);
+
+/**
+ * The one ordering every format uses: failing, then location class, then ACTIVE credentials (still
+ * working: the first to rotate), then path, line, rule, commit.
+ */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
+  const active = (f: Finding) => Number(f.verification === 'active');
   return [...findings].sort(
     (a, b) =>
       Number(isFailing(b)) - Number(isFailing(a)) ||
       LOCATION_ORDER.indexOf(a.location) - LOCATION_ORDER.indexOf(b.location) ||
+      active(b) - active(a) ||
       cmp(a.path, b.path) ||
       a.line - b.line ||
       cmp(a.ruleId, b.ruleId) ||
@@ -72,6 +82,14 @@ export function scannedWhat(result: ScanResult): string {
 /** Whether a scan had nothing to read: a history scan of a repository with no commits. */
 export function readNothing(result: ScanResult): boolean {
   return result.staged !== true && result.commitsScanned === 0 && !result.incomplete;
+}
+
+/** Where a finding's commit is, for the human reports: "on main, v2.1 and 3 more refs", or "". */
+export function refsText(result: ScanResult, f: Finding): string {
+  const refs = f.commit === null ? undefined : result.refsOfCommit?.get(f.commit);
+  if (refs === undefined || refs.length === 0) return '';
+  const shown = refs.slice(0, 5).map(visible).join(', ');
+  return refs.length > 5 ? ` on ${shown} and ${plural(refs.length - 5, 'more ref')}` : ` on ${shown}`;
 }
 
 /** The commit's first 12 characters, or `staged` for a change not committed yet. */
@@ -125,7 +143,9 @@ export function summaryLine(result: ScanResult): string {
   let detail = '';
   if (failing.length === 0 && parts.length === 1) detail = ` (${total} total ${parts[0]![1]})`;
   else if (parts.length > 0) detail = ` (${total} total: ${parts.map(([n, s]) => `${n} ${s}`).join(', ')})`;
-  const activeText = `; ${plural(active, 'active credential')}`;
+  // Without checks nothing is known to be active: say so, rather than "0 active".
+  const activeText =
+    result.verified === false ? '; credentials not checked' : `; ${plural(active, 'active credential')}`;
   const unread = plural(result.unreadableCommits.length, 'commit');
   switch (verdictOf(result)) {
     case 'fail':

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ignoreLineOf } from '../ignore-line.js';
 import { isFailing } from '../summary.js';
 import type { Finding, ScanResult } from '../types.js';
-import { RULE_TITLES, shortCommit, sortFindings } from './common.js';
+import { RULE_REMEDIATION, RULE_TITLES, shortCommit, sortFindings } from './common.js';
 
 /**
  * GitLab's secret-detection report (schema 15), the `artifacts:reports:secret_detection` file that
@@ -52,6 +52,7 @@ function vulnerability(f: Finding) {
       end_line: f.line,
       ...(f.commit === null ? {} : { commit: { sha: f.commit, author: f.author, date: f.date } }),
     },
+    solution: RULE_REMEDIATION[f.ruleId],
     identifiers: [{ type: 'svc_rule_id', name: `svc ${f.ruleId}`, value: f.ruleId }],
   };
 }

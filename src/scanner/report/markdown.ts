@@ -4,8 +4,10 @@ import {
   IGNORE_HINT,
   listedCommits,
   plural,
+  RULE_REMEDIATION,
   RULE_TITLES,
   readNothing,
+  refsText,
   SHALLOW_WARNING,
   scannedWhat,
   sections,
@@ -33,7 +35,14 @@ export function renderMarkdown(result: ScanResult, toolVersion: string): string 
   ];
 
   if (failing.length > 0) {
-    out.push('', '### Failing findings in code', '', ...table(failing, false));
+    out.push(
+      '',
+      '### Failing findings in code',
+      '',
+      ...table(failing, false, result),
+      '',
+      ...whatToDo(failing),
+    );
   } else if (!readNothing(result)) {
     out.push('', 'No failing findings in code.');
   } else {
@@ -55,7 +64,21 @@ export function renderMarkdown(result: ScanResult, toolVersion: string): string 
   return `${out.join('\n')}\n`;
 }
 
-function table(findings: readonly Finding[], withLocation: boolean): string[] {
+/**
+ * What to do, once per rule among the failing findings: rotate at the provider (deleting the line
+ * from the code leaves the secret in history, public since its first push).
+ */
+function whatToDo(failing: readonly Finding[]): string[] {
+  const rules = [...new Set(failing.map((f) => f.ruleId))];
+  return [
+    '**What to do:** revoke or rotate each credential at its provider; removing it from the code does not ' +
+      'take it out of history.',
+    '',
+    ...rules.map((id) => `- ${RULE_TITLES[id]}: ${RULE_REMEDIATION[id]}`),
+  ];
+}
+
+function table(findings: readonly Finding[], withLocation: boolean, result?: ScanResult): string[] {
   const head = ['Rule', 'File', 'Line', 'Commit', 'Secret', 'Status', 'Ignore line'];
   if (withLocation) head.unshift('Location');
   const rows = findings.map((f) => {
@@ -63,7 +86,7 @@ function table(findings: readonly Finding[], withLocation: boolean): string[] {
       RULE_TITLES[f.ruleId],
       code(f.path),
       String(f.line),
-      code(shortCommit(f.commit)),
+      code(shortCommit(f.commit)) + (result === undefined ? '' : text(refsText(result, f))),
       code(f.maskedValue),
       statusCell(f),
       code(ignoreLineOf(f.fingerprint)),

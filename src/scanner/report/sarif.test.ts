@@ -63,7 +63,7 @@ describe('sarif report', () => {
     for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
     expect(run.tool.driver.rules[0]).toMatchObject({
       name: 'CloudAccessKeyId',
-      shortDescription: { text: 'Cloud access key ID' },
+      shortDescription: { text: 'AWS access key ID' },
       defaultConfiguration: { level: 'error' },
       properties: { tags: ['security', 'secret'] },
     });

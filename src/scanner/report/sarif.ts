@@ -44,7 +44,7 @@ function ruleDescriptor(id: RuleId) {
     name: id.replace(/(^|-)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()),
     shortDescription: { text: rule.title },
     fullDescription: { text: rule.description },
-    help: { text: FINDING_HELP },
+    help: { text: `${rule.remediation} ${FINDING_HELP}` },
     defaultConfiguration: { level: 'error' },
     properties: { tags: ['security', 'secret'] },
   };

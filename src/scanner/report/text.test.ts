@@ -29,12 +29,12 @@ describe('text report', () => {
     expect(colored.replace(/\x1b\[[0-9;]*m/g, '')).toBe(textOf());
   });
 
-  it('shows failing code findings first, then ignored code, then the other classes collapsed', () => {
+  it('shows failing code findings first (ACTIVE ones first of all), then ignored code, then the other classes collapsed', () => {
     const out = textOf();
     const order = [
       'Failing findings in code: 4',
-      'config/deploy.env:2',
       'src/client.ts:14',
+      'config/deploy.env:2',
       'Ignored findings in code (listed in .svcignore): 1',
       'scripts/notify.sh:3',
       'Other locations (not failing): 2 in test, 1 in example, 1 in docs',
@@ -49,8 +49,8 @@ describe('text report', () => {
 
   it('gives each failing finding its status, commit, date and ignore line', () => {
     const out = textOf();
-    expect(out).toContain('  Platform A token (codehost-token)  ACTIVE\n    src/client.ts:14\n');
-    expect(out).toContain('Payment provider live key (payment-live-key)  (revoked)');
+    expect(out).toContain('  GitHub token (codehost-token)  ACTIVE\n    src/client.ts:14\n');
+    expect(out).toContain('Stripe live key (payment-live-key)  (revoked)');
     expect(out).toContain('commit 0123456789ab by Bob Builder on 2023-12-31');
     expect(out).toContain('unchecked: no check exists for this rule');
     expect(out).toContain('    ignore: payment-live-key:0123456789ab:src/billing/charge.ts:8\n');

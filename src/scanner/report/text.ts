@@ -6,8 +6,10 @@ import {
   IGNORE_HINT,
   listedCommits,
   plural,
+  RULE_REMEDIATION,
   RULE_TITLES,
   readNothing,
+  refsText,
   SHALLOW_WARNING,
   scannedWhat,
   sections,
@@ -36,11 +38,11 @@ export function renderText(result: ScanResult, options: TextOptions): string {
   if (readNothing(result)) out.push('', 'Nothing to scan: the repository has no commits.');
   if (failing.length > 0) {
     out.push('', paint('bold', `Failing findings in code: ${failing.length}`));
-    for (const f of failing) out.push('', ...block(f, paint));
+    for (const f of failing) out.push('', ...block(f, paint, result));
   }
   if (ignoredCode.length > 0) {
     out.push('', paint('bold', `Ignored findings in code (listed in .svcignore): ${ignoredCode.length}`));
-    for (const f of ignoredCode) out.push('', ...block(f, paint));
+    for (const f of ignoredCode) out.push('', ...block(f, paint, result));
   }
   if (other.length > 0) {
     out.push('', paint('bold', `Other locations (not failing): ${countByLocation(other)}`));
@@ -66,16 +68,17 @@ function status(f: Finding, paint: Paint): string {
 }
 
 /** A failing or ignored code finding: everything needed to triage it without another command. */
-function block(f: Finding, paint: Paint): string[] {
+function block(f: Finding, paint: Paint, result: ScanResult): string[] {
   const ignored = f.ignored ? `  ${paint('dim', 'ignored')}` : '';
   return [
     `  ${paint('bold', RULE_TITLES[f.ruleId])} (${f.ruleId})  ${status(f, paint)}${ignored}`,
     `    ${visible(f.path)}:${f.line}`,
     paint(
       'dim',
-      `    ${f.commit === null ? 'staged, not committed yet' : `commit ${shortCommit(f.commit)}`} by ${visible(f.author)} on ${dayOf(f.date)}`,
+      `    ${f.commit === null ? 'staged, not committed yet' : `commit ${shortCommit(f.commit)}${refsText(result, f)}`} by ${visible(f.author)} on ${dayOf(f.date)}`,
     ),
     `    secret ${visible(f.maskedValue)}`,
+    `    what to do: ${RULE_REMEDIATION[f.ruleId]}`,
     `    ignore: ${ignoreLineOf(f.fingerprint)}`,
   ];
 }

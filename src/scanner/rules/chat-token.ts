@@ -11,9 +11,11 @@ const REFRESH = 'xoxr' + '-' + BODY;
 
 export const chatToken: Rule = {
   id: 'chat-token',
-  title: 'Chat provider token',
-  description:
-    'A chat provider token: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- followed by at least 10 characters.',
+  title: 'Slack token',
+  description: 'A Slack token: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- followed by at least 10 characters.',
+  remediation:
+    "Revoke it: reinstall or rotate the app's tokens at https://api.slack.com/apps (OAuth & Permissions), " +
+    'or revoke a user token with auth.revoke.',
   keywords: ['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-'],
   // At least 10 of [A-Za-z0-9-], greedy, so the whole run is the token; a token glued to a
   // preceding run of that set is part of something else.

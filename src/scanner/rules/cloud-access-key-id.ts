@@ -8,11 +8,14 @@ const STS = 'ASIA' + 'SVCSYNTHETIC0002';
 
 export const cloudAccessKeyId: Rule = {
   id: 'cloud-access-key-id',
-  title: 'Cloud access key ID',
+  title: 'AWS access key ID',
   description:
-    'A cloud provider access key ID: AKIA or ASIA followed by 16 uppercase letters or digits. ' +
+    'An AWS access key ID: AKIA or ASIA followed by 16 uppercase letters or digits. ' +
     'It cannot be checked without the secret half of the key pair, so it is always unchecked.',
   uncheckable: 'cannot be checked: the secret half of the key pair is needed',
+  remediation:
+    'Deactivate and delete the key pair in AWS IAM (https://console.aws.amazon.com/iam/home#/security_credentials, ' +
+    "or the user's Security credentials tab) after giving its user a new one; check CloudTrail for its use.",
   keywords: ['akia', 'asia'],
   // [A-Z0-9] is the id's own character set, so a longer run of it is not a key id.
   pattern: /(?<![A-Z0-9])(?<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Z0-9])/g,

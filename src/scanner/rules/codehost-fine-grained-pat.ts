@@ -11,9 +11,10 @@ const REAL = 'github_pat' + '_' + BODY;
 
 export const codehostFineGrainedPat: Rule = {
   id: 'codehost-fine-grained-pat',
-  title: 'Platform A fine-grained personal access token',
+  title: 'GitHub fine-grained personal access token',
   description:
-    'A platform A fine-grained personal access token: codehost_pat_ or github_pat_ followed by 82 characters.',
+    'A GitHub fine-grained personal access token: github_pat_ (or codehost_pat_) followed by 82 characters.',
+  remediation: "Revoke it at https://github.com/settings/personal-access-tokens (the owner's account).",
   keywords: ['codehost_pat_', 'github_pat_'],
   // Exactly 82 of [A-Za-z0-9_], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9_])(?<secret>(?:codehost|github)_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])/g,

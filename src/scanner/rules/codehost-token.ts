@@ -12,8 +12,11 @@ const SERVER = 'ghs' + '_' + BODY;
 
 export const codehostToken: Rule = {
   id: 'codehost-token',
-  title: 'Platform A token',
-  description: 'A platform A token: ghp_, gho_, ghu_, ghs_ or ghr_ followed by 36 characters.',
+  title: 'GitHub token',
+  description: 'A GitHub token: ghp_, gho_, ghu_, ghs_ or ghr_ followed by 36 characters.',
+  remediation:
+    'Revoke it: a personal token at https://github.com/settings/tokens, an OAuth or GitHub App token in ' +
+    "the app's settings (https://github.com/settings/applications).",
   keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
   // Exactly 36 of [A-Za-z0-9], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9])(?<secret>gh[pousr]_[A-Za-z0-9]{36})(?![A-Za-z0-9])/g,

@@ -124,6 +124,9 @@ export const genericSecret: Rule = {
     '{VAR}, {{ expr }}, process.env.X) or a value that reads as words (an identifier, a ' +
     'dotted name, a route) is not a literal secret.',
   uncheckable: 'no provider is known for a generic secret',
+  remediation:
+    'Change it where it was issued (the service, database or account it opens), then read it from the ' +
+    'environment or a secret manager instead of the code.',
   keywords: [
     'secret',
     'token',

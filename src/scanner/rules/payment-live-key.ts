@@ -9,9 +9,11 @@ const RESTRICTED = 'rk_live' + '_' + BODY;
 
 export const paymentLiveKey: Rule = {
   id: 'payment-live-key',
-  title: 'Payment provider live key',
+  title: 'Stripe live key',
   description:
-    'A payment provider live secret or restricted key: sk_live_ or rk_live_ followed by at least 24 characters.',
+    'A Stripe live secret or restricted key: sk_live_ or rk_live_ followed by at least 24 characters.',
+  remediation:
+    'Roll the key at https://dashboard.stripe.com/apikeys (it expires at once or after a delay you choose).',
   keywords: ['sk_live_', 'rk_live_'],
   // At least 24 of [A-Za-z0-9] (greedy: the whole run is the key); not glued to a preceding run.
   pattern: /(?<![A-Za-z0-9])(?<secret>[sr]k_live_[A-Za-z0-9]{24,})/g,

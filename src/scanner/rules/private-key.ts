@@ -13,6 +13,9 @@ export const privateKey: Rule = {
     'A private key block: a -----BEGIN ... PRIVATE KEY----- header whose key type is RSA, EC, DSA, ' +
     'OPENSSH, PGP or absent. The masked value is the key type.',
   uncheckable: 'no neutral read-only check exists for a private key',
+  remediation:
+    'Replace the key pair: make a new one, put its public half where the old was trusted (authorized_keys, ' +
+    'a certificate, a deploy key), and remove the old public half everywhere.',
   keywords: ['private key'],
   // The listed types or none, plus the PGP armour header (`... KEY BLOCK-----`, PGP only).
   // Case-sensitive: PEM and armour headers are upper case by definition.

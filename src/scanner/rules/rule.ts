@@ -8,7 +8,7 @@ import type { RuleId } from '../types.js';
  */
 export interface Rule {
   id: RuleId;
-  /** What the rule finds, as every report names it ("Cloud access key ID"). */
+  /** What the rule finds, as every report names it ("AWS access key ID"). */
   title: string;
   /** What exactly it matches, in a sentence or two (SARIF's `fullDescription`). */
   description: string;
@@ -17,6 +17,11 @@ export interface Rule {
    * verification reason); absent when `src/verify` has a read-only check for the rule.
    */
   uncheckable?: string;
+  /**
+   * What to do about a found one, at its provider (reports show it beside each finding): removing it
+   * from history does not make it safe, since it was public from the first clone.
+   */
+  remediation: string;
   /**
    * Literal substrings, lowercase, at least one of which appears (case-insensitively) in every line
    * the rule can match. They build the prefilter that keeps the hot loop away from the regexes.

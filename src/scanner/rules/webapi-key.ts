@@ -8,9 +8,12 @@ const KEY = 'AI' + 'za' + BODY;
 
 export const webapiKey: Rule = {
   id: 'webapi-key',
-  title: 'Web API key',
-  description: 'A web API provider key: AIza followed by 35 characters.',
+  title: 'Google API key',
+  description: 'A Google API key: AIza followed by 35 characters.',
   uncheckable: 'no neutral read-only check exists for this provider',
+  remediation:
+    'Regenerate or delete it at https://console.cloud.google.com/apis/credentials, and restrict the new ' +
+    'one to its APIs and callers.',
   keywords: ['aiza'],
   // Exactly 35 of [A-Za-z0-9_-], and not part of a longer run of that set on either side.
   pattern: /(?<![A-Za-z0-9_-])(?<secret>AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])/g,

@@ -82,3 +82,43 @@ export async function readIgnoreList(git: GitRunner, revision: string | null): P
   const result = await runGit(git, ['cat-file', 'blob', `${revision}:.svcignore`]);
   return result.code === 0 ? parseIgnoreFile(result.stdout.toString('utf8')) : new Set();
 }
+
+/**
+ * Past these, which refs hold a commit is not looked up: `git for-each-ref --contains` walks history
+ * from every ref, about a second a commit on a 10,000-ref mirror. CI checkouts and work trees have
+ * a few dozen refs.
+ */
+export const REFS_LOOKUP_LIMITS = { refs: 200, commits: 25 } as const;
+
+/**
+ * The refs (short names) whose history holds each commit, for the human reports: a secret on an
+ * unmerged branch or a tag is public too. Empty when the repository has too many refs or there are
+ * too many commits to look up (REFS_LOOKUP_LIMITS).
+ */
+export async function refsContaining(
+  git: GitRunner,
+  commits: readonly string[],
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  if (commits.length === 0 || commits.length > REFS_LOOKUP_LIMITS.commits) return found;
+  const refs = await runGit(git, [
+    'for-each-ref',
+    '--count',
+    String(REFS_LOOKUP_LIMITS.refs + 1),
+    '--format=x',
+  ]);
+  if (refs.code !== 0 || refs.stdout.toString('utf8').split('\n').length - 1 > REFS_LOOKUP_LIMITS.refs)
+    return found;
+  for (const commit of commits) {
+    const r = await runGit(git, ['for-each-ref', '--format=%(refname:short)', '--contains', commit]);
+    if (r.code !== 0) continue;
+    found.set(
+      commit,
+      r.stdout
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
+  }
+  return found;
+}
