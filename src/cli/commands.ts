@@ -11,6 +11,10 @@ export const ALL_COMMANDS: CommandSet = {
     const m = await import('./scan-command.js');
     return { run: m.scanCommand, help: m.SCAN_HELP };
   },
+  baseline: async () => {
+    const m = await import('./baseline-command.js');
+    return { run: m.baselineCommand, help: m.BASELINE_HELP };
+  },
   serve: async () => {
     const m = await import('./serve-command.js');
     return { run: m.serveCommand, help: m.SERVE_HELP };

@@ -7,6 +7,7 @@ import { type CliIo, EXIT, UsageError } from './io.js';
 /** One usage line per command, shown for the commands a build actually has. */
 const USAGE: Record<string, string> = {
   scan: "svc scan [PATH] [options]   scan a repository's full git history for committed secrets",
+  baseline: 'svc baseline [PATH]         accept the findings history holds today (.svcignore lines)',
   serve: 'svc serve                   run the service (configuration from the environment)',
   worker: 'svc worker                  run dashboard scans only, from the same queue (no HTTP)',
   admin: 'svc admin COMMAND           operator commands: users, plans, teams, API keys, usage',

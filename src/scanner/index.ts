@@ -1,6 +1,7 @@
 /** The scanner library: the one entry point the CLI, the service and the single executable call. */
 export { ScanError } from './errors.js';
 export { fingerprintOf } from './fingerprint.js';
+export { parseIgnoreFile } from './ignore.js';
 export { ignoreLineOf } from './ignore-line.js';
 export { classifyPath } from './location.js';
 export { type PushScan, parseRefUpdates, type RefUpdate, scanPush } from './pre-receive.js';
