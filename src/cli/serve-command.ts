@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
 import { createApp } from '../server/app.js';
 import { serveApp } from '../server/serve-app.js';
 import type { CliIo } from './io.js';
@@ -25,12 +27,31 @@ export function serveCommand(argv: string[], io: CliIo): Promise<number> {
       { url: `http://${config.host}:${config.port}`, database: config.databaseUrl.split(':')[0] },
       'listening',
     );
+    io.stderr.write(startupLines(config, existsSync(config.binaryPath)));
     // At once, side by side: a scan in progress is given back to the queue (another instance, or
     // the next start, runs it) while the requests in flight finish.
     return async () => {
       await Promise.all([stopServing(server, logger), scanWorker.stop()]);
     };
   });
+}
+
+/**
+ * What a person who ran `npm start` needs to read among the JSON logs: where it listens, what to
+ * open, and, when the scanner executable is not built, that CI downloads fail until it is.
+ */
+export function startupLines(config: Config, binaryBuilt: boolean): string {
+  const lines = [
+    `svc: listening on http://${config.host}:${config.port} (database: ${config.databaseUrl.split(':')[0]}); ` +
+      `open ${config.baseUrl}/ to sign in. Stop with Ctrl-C.`,
+  ];
+  if (!binaryBuilt) {
+    lines.push(
+      `svc: warning: the scanner executable ${config.binaryPath} is not built: CI downloads ` +
+        '(/api/action/binary) answer 503 until you run `npm run build:binary`.',
+    );
+  }
+  return lines.map((line) => `${line}\n`).join('');
 }
 
 /** How long requests in flight get to finish after a stop signal, inside the 10 s a stop may take. */

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -123,6 +125,44 @@ describe('svc serve', () => {
       expect(output).not.toContain(key);
     } finally {
       await svc.stop();
+    }
+  });
+
+  it('npm start: says where it listens and what to open, warns of an unbuilt executable, and stops on a SIGTERM sent to npm', async () => {
+    const port = 3900 + Math.floor(Math.random() * 90);
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { ...process.env, ...env, PORT: String(port), SVC_BASE_URL: `http://localhost:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b;
+    });
+    child.stdout.resume();
+    try {
+      const said = await waitFor(() => stderr, /open http/);
+      expect(said).toContain(
+        `svc: listening on http://127.0.0.1:${port} (database: sqlite); open http://localhost:${port}/ to sign in.`,
+      );
+      expect(said).toContain(
+        `svc: warning: the scanner executable ${env.SVC_BINARY_PATH} is not built: CI downloads (/api/action/binary) answer 503 until you run \`npm run build:binary\`.`,
+      );
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+      // What a process manager or a terminal's close does: SIGTERM to npm, not to the server.
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      let down = false;
+      for (let i = 0; i < 100 && !down; i++) {
+        down = await fetch(`http://127.0.0.1:${port}/livez`).then(
+          () => false,
+          () => true,
+        );
+        if (!down) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(down, 'the server stopped with npm').toBe(true);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
