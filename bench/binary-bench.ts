@@ -24,7 +24,8 @@ function time(command: string, args: string[], runs: number): number {
 }
 
 const mb = (path: string) => (statSync(path).size / 1e6).toFixed(1);
-console.log(`dist/svc-linux-x64: ${mb(binary)} MB (${mb(`${binary}.gz`)} MB gzipped, as served)`);
+const xz = existsSync(`${binary}.xz`) ? `, ${mb(`${binary}.xz`)} MB in xz as the CI scripts fetch it` : '';
+console.log(`dist/svc-linux-x64: ${mb(binary)} MB (${mb(`${binary}.gz`)} MB gzipped${xz})`);
 console.log(
   `${'start (--version), median of 31'.padEnd(40)} ${'executable'.padStart(12)} ${'node dist/cli'.padStart(14)}`,
 );

@@ -8,7 +8,15 @@ export interface PublishedBinary {
   sha256: string;
   stream(): ReadableStream<Uint8Array>;
   /** The same executable gzipped (`<path>.gz`, written by the build), when present and current. */
-  gzipped: { size: number; stream(): ReadableStream<Uint8Array> } | null;
+  gzipped: EncodedBinary | null;
+  /** And in xz (`<path>.xz`): a third smaller again, for the CI scripts that ask for it. */
+  xz: EncodedBinary | null;
+}
+
+/** The executable in a content coding, as a file beside it. */
+export interface EncodedBinary {
+  size: number;
+  stream(): ReadableStream<Uint8Array>;
 }
 
 /** The executable `/api/action/binary` serves (SVC_BINARY_PATH); null when it is not published. */
@@ -29,19 +37,23 @@ export function fileBinarySource(path: string): BinarySource {
       const version = `${info.size}:${info.mtimeMs}`;
       if (cached?.version !== version) cached = { version, sha256: await sha256File(path) };
       const sha256 = cached.sha256;
-      const gz = await stat(`${path}.gz`).catch(() => null);
       return {
         size: info.size,
         sha256,
         stream: () => streamOf(path),
-        // An older .gz would be a stale build: serve it only if written after the executable.
-        gzipped:
-          gz?.isFile() && gz.mtimeMs >= info.mtimeMs
-            ? { size: gz.size, stream: () => streamOf(`${path}.gz`) }
-            : null,
+        gzipped: await encoded(`${path}.gz`, info.mtimeMs),
+        xz: await encoded(`${path}.xz`, info.mtimeMs),
       };
     },
   };
+}
+
+/** An encoded copy, served only if written after the executable: an older one is a stale build. */
+async function encoded(file: string, executableMtimeMs: number): Promise<EncodedBinary | null> {
+  const info = await stat(file).catch(() => null);
+  return info?.isFile() && info.mtimeMs >= executableMtimeMs
+    ? { size: info.size, stream: () => streamOf(file) }
+    : null;
 }
 
 function streamOf(path: string): ReadableStream<Uint8Array> {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
   if (options.published !== false) {
     writeFileSync(binaryPath, binaryBytes, { mode: 0o755 });
     writeFileSync(`${binaryPath}.gz`, gzipSync(binaryBytes));
+    // As the build writes it (build/build-binary.mjs), with the system's xz.
+    writeFileSync(`${binaryPath}.xz`, execFileSync('xz', ['-c'], { input: binaryBytes }));
   }
   const { logger, logs } = captureLogger();
   const closed = 'http://127.0.0.1:9';
