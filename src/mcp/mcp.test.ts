@@ -81,10 +81,13 @@ async function databaseText(t: TestApp): Promise<string> {
       'select table_name from information_schema.tables where table_schema = $1',
       [t.db.schema],
     );
-    const rows = await Promise.all(
-      tables.rows.map((r) => client.query(`select t::text as row from "${t.db.schema}"."${r.table_name}" t`)),
-    );
-    return rows.flatMap((r) => r.rows.map((row) => String(row.row))).join('\n');
+    // One query at a time: a pg client runs one, and pg 9 refuses a second while one is in flight.
+    const text: string[] = [];
+    for (const r of tables.rows) {
+      const rows = await client.query(`select t::text as row from "${t.db.schema}"."${r.table_name}" t`);
+      for (const row of rows.rows) text.push(String(row.row));
+    }
+    return text.join('\n');
   } finally {
     await client.end();
   }

@@ -14,7 +14,7 @@ import {
 import { TestRepo } from '../helpers/git-repo.js';
 import { CONTRACT_REPORT_KEYS } from '../helpers/scan-results.js';
 
-/** The built CLI, as `npx svc` runs it: these tests exercise the real entry point, not the sources. */
+/** The built CLI, as the installed `svc` runs it: these tests exercise the real entry point, not the sources. */
 import { CLI, OFFLINE_PROVIDERS } from '../helpers/svc-cli.js';
 
 function svc(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {

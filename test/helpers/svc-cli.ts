@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-/** The built CLI, as `npx svc` runs it. */
+/** The built CLI, as the installed `svc` runs it. */
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 /**
