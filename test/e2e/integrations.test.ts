@@ -96,7 +96,7 @@ afterAll(() => {
 });
 
 describe('the single executable', () => {
-  it('runs without Node.js on the PATH (only git) and reports exactly what the Node CLI's svc scan reports', async () => {
+  it('runs without Node.js on the PATH (only git) and reports exactly what svc scan reports through Node', async () => {
     const gitOnly = join(dir, 'git-only');
     mkdirSync(gitOnly);
     const git = (await run('command -v git', dir, {})).out.trim();
