@@ -38,8 +38,8 @@ export interface McpDeps {
  */
 export const MCP_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-/** A JSON-RPC error with no request to answer (the body is not JSON). */
-const parseError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
+/** A JSON-RPC error with no request to answer (the body is not JSON, or not one request). */
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', id: null, error: { code, message } });
 
 /**
  * `POST /mcp`: MCP over streamable HTTP, stateless, answered in JSON. Every request carries the
@@ -107,7 +107,16 @@ export function mcpRoute(deps: McpDeps) {
     try {
       parsedBody = JSON.parse(text);
     } catch {
-      return c.json(parseError('Parse error: the body is not JSON'), 400);
+      return c.json(rpcError(-32700, 'Parse error: the body is not JSON'), 400);
+    }
+    // One HTTP request is one call (contract 5; MCP dropped batches in 2025-06-18): a batch was a
+    // hundred tool calls counted as one request against the per-IP limit (issue 29). Refused whole,
+    // before any of it runs.
+    if (Array.isArray(parsedBody)) {
+      return c.json(
+        rpcError(-32600, 'Invalid Request: batches are not accepted; send one request per HTTP request'),
+        400,
+      );
     }
     const principal = c.get('principal');
     const ip = clientIp(c, deps.config.trustProxy);
