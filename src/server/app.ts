@@ -11,6 +11,7 @@ import { ErrorPage, wantsPage } from '../web/pages/error.js';
 import type { AppDeps } from './deps.js';
 import { httpErrorOf } from './errors.js';
 import { type AuthVariables, authenticate } from './middleware/authenticate.js';
+import { limitRequestBodies } from './middleware/body-limit.js';
 import { clientIp, type NodeBindings } from './middleware/client-ip.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { fitForLog, requestLog } from './middleware/request-log.js';
@@ -40,6 +41,8 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   app.use('*', requestLog(deps.logger, ipOf));
   app.use('*', rateLimit(deps.rateLimiters, ipOf, deps.logger));
+  // Every body bounded while it is read, on every path (contract 4): no route can forget it.
+  app.use('*', limitRequestBodies());
 
   // Liveness, for a load balancer's checks: the process answers. /healthz is readiness (it also needs
   // the database); a database restart must not take every instance out of rotation, since the hooks
