@@ -252,6 +252,8 @@ for (const dialect of DIALECTS) {
               },
             ],
             passed: false,
+            total: 2,
+            truncated: false,
           });
           const docsOnly = structured(
             await call(client, 'scan_secrets', {
