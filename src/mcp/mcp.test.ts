@@ -255,6 +255,8 @@ for (const dialect of DIALECTS) {
               },
             ],
             passed: false,
+            total: 2,
+            truncated: false,
           });
           const docsOnly = structured(
             await call(client, 'scan_secrets', {
@@ -498,6 +500,39 @@ for (const dialect of DIALECTS) {
       const client = await connect(server.url, key, REVISIONS[1]);
       expect((await client.listTools()).tools).toHaveLength(7);
       await client.close();
+    });
+
+    it('refuses a JSON-RPC batch with -32600 (id null), before any call in it runs', async () => {
+      const before = (await t.services.scans.list(await t.services.principals.authenticate(`Bearer ${key}`)))
+        .length;
+      const batch = Array.from({ length: 100 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'scan_repository', arguments: { url: repoUrl } },
+      }));
+      for (const extra of [{}, { 'mcp-protocol-version': '2025-11-25' }] as Record<string, string>[]) {
+        for (const body of [batch, [INITIALIZE, ...batch.slice(0, 2)]]) {
+          const r = await fetch(`${server.url}/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...extra,
+            },
+            body: JSON.stringify(body),
+          });
+          expect(r.status).toBe(400);
+          expect(await r.json()).toEqual({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) },
+          });
+        }
+      }
+      const principal = await t.services.principals.authenticate(`Bearer ${key}`);
+      expect((await t.services.scans.list(principal)).length).toBe(before);
     });
 
     it('answers in one JSON body at both revisions, and never issues a session', async () => {

@@ -32,6 +32,24 @@ describe('scanText', () => {
     expect(JSON.stringify(result)).not.toContain(secret.slice(4));
   });
 
+  it('keeps the first maxFindings findings and counts the rest; a code finding past the cap still fails', () => {
+    const lines = Array.from({ length: 5 }, (_, i) => `id = "${fakeCloudKeyId(20 + i)}"`).join('\n');
+    const docs = [
+      { content: lines, filename: 'test/a.ts' },
+      { content: `key = "${fakeCloudKeyId(30)}"`, filename: 'src/late.ts' },
+    ];
+    const capped = scanText(docs, { maxFindings: 3 });
+    expect(capped.findings.map((f) => [f.document, f.line])).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+    ]);
+    expect(capped).toMatchObject({ total: 6, truncated: true, passed: false });
+    expect(scanText(docs)).toMatchObject({ total: 6, truncated: false, passed: false });
+    expect(scanText(docs).findings).toHaveLength(6);
+    expect(scanText(docs, { maxFindings: 6 }).truncated).toBe(false);
+  });
+
   it('fails only on code: tests, examples and docs are reported and pass', () => {
     const content = `key = "${fakeCloudKeyId(8)}"`;
     expect(scanText([{ content, filename: 'test/keys.ts' }]).passed).toBe(true);

@@ -23,9 +23,22 @@ export interface TextFinding {
 }
 
 export interface TextScanResult {
+  /** The first `maxFindings` findings, in document and line order. */
   findings: TextFinding[];
   /** False when any finding is located in code: the same rule as a repository scan. */
   passed: boolean;
+  /** Every finding there is, kept or not. */
+  total: number;
+  /** Whether findings past `maxFindings` were counted but left out. */
+  truncated: boolean;
+}
+
+export interface ScanTextOptions {
+  /**
+   * Findings kept at most; the rest are counted only. Unbounded text can hold a finding on every line
+   * (20 MiB of them made 600,000 findings and a 158 MiB answer: issue 29).
+   */
+  maxFindings?: number;
 }
 
 /**
@@ -41,8 +54,11 @@ export function locationOfFilename(filename: string | undefined): Location {
  * the same masking and location classes). Only lines holding a prefilter keyword are split out and
  * run through the rules, so a large document without keywords costs one regex pass.
  */
-export function scanText(documents: readonly TextDocument[]): TextScanResult {
+export function scanText(documents: readonly TextDocument[], options: ScanTextOptions = {}): TextScanResult {
+  const max = options.maxFindings ?? Number.POSITIVE_INFINITY;
   const findings: TextFinding[] = [];
+  let total = 0;
+  let inCode = false;
   documents.forEach((doc, index) => {
     const location = locationOfFilename(doc.filename);
     const filename = doc.filename ?? null;
@@ -51,6 +67,9 @@ export function scanText(documents: readonly TextDocument[]): TextScanResult {
       for (const match of detectSecrets(text)) {
         if (seen.has(match.ruleId)) continue;
         seen.add(match.ruleId);
+        total++;
+        if (location === 'code') inCode = true;
+        if (findings.length >= max) continue;
         findings.push({
           ruleId: match.ruleId,
           document: index,
@@ -62,7 +81,7 @@ export function scanText(documents: readonly TextDocument[]): TextScanResult {
       }
     }
   });
-  return { findings, passed: !findings.some((f) => f.location === 'code') };
+  return { findings, passed: !inCode, total, truncated: total > findings.length };
 }
 
 /** The lines holding a prefilter keyword, each once, with its 1-based number (no line ending). */

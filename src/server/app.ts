@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { mcpRoute } from '../mcp/endpoint.js';
+import { MCP_MAX_BODY_BYTES, mcpRoute } from '../mcp/endpoint.js';
 import { withinMs } from '../services/within-ms.js';
 import { DatabaseUnavailableError } from '../storage/index.js';
 import { VERSION } from '../version.js';
@@ -11,15 +11,16 @@ import { ErrorPage, wantsPage } from '../web/pages/error.js';
 import type { AppDeps } from './deps.js';
 import { httpErrorOf } from './errors.js';
 import { type AuthVariables, authenticate } from './middleware/authenticate.js';
+import { limitRequestBodies } from './middleware/body-limit.js';
 import { clientIp, type NodeBindings } from './middleware/client-ip.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { fitForLog, requestLog } from './middleware/request-log.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { sessionIdOf } from './middleware/session-cookie.js';
 import { accountRoute } from './routes/account.js';
-import { appWebhookRoute } from './routes/app-a-webhook.js';
+import { appWebhookRoute, MAX_DELIVERY_BYTES } from './routes/app-a-webhook.js';
 import { binaryRoute } from './routes/binary.js';
-import { type HookVariables, hooksRoute } from './routes/hooks.js';
+import { type HookVariables, hooksRoute, MAX_HOOK_BODY_BYTES } from './routes/hooks.js';
 import { integrationsRoute } from './routes/integrations.js';
 import { keysRoute } from './routes/keys.js';
 import { scansRoute } from './routes/scans.js';
@@ -43,6 +44,15 @@ export function createApp(deps: AppDeps) {
   app.use('*', securityHeaders(deps.config.baseUrl));
   app.use('*', requestLog(deps.logger, ipOf));
   app.use('*', rateLimit(deps.rateLimiters, ipOf, deps.logger));
+  // Every body bounded while it is read, on every path (contract 4): no route can forget it.
+  app.use(
+    '*',
+    limitRequestBodies([
+      { prefix: '/api/hooks/', limit: MAX_HOOK_BODY_BYTES },
+      { prefix: '/mcp', limit: MCP_MAX_BODY_BYTES },
+      { prefix: '/api/apps/codehost-a/webhook', limit: MAX_DELIVERY_BYTES },
+    ]),
+  );
 
   // Liveness, for a load balancer's checks: the process answers. /healthz is readiness (it also needs
   // the database); a database restart must not take every instance out of rotation, since the hooks

@@ -1,7 +1,7 @@
 import type { IdentityServices } from '../auth/ci-identity/index.js';
 import type { UsageRepository } from '../storage/index.js';
 import { type CiIdentity, type CiIdentityRequest, resolveCiIdentity } from './ci-identity.js';
-import { planRequired, quotaExhausted } from './errors.js';
+import { planRequired, quotaExhausted, unauthenticated } from './errors.js';
 import { usageMonth } from './usage-month.js';
 import { type Plan, type Principal, usageAccountOf } from './vocabulary.js';
 
@@ -40,6 +40,13 @@ export function createCiRunService(deps: {
 }): CiRunService {
   return {
     async authorize(principal, request) {
+      // A key only, never a session: the browser sends its cookie on any cross-site navigation here,
+      // and a page of another site would spend the team's runs (issue 29).
+      if (principal.key === null) {
+        throw unauthenticated(
+          'a CI run needs an API key (Authorization: Bearer); a signed-in session is not accepted',
+        );
+      }
       const identity = await resolveCiIdentity(request, principal.plan, deps.identity);
       if (principal.plan === 'free' && identity.visibility !== 'public') {
         throw planRequired(

@@ -166,6 +166,12 @@ export function pinnedGitEnvironment(emptyHome: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * A host that answers with a redirect (a renamed or moved repository, or a way to lead the clone to a
+ * host that is not allowed): not followed, and said so in the README's words.
+ */
+export const REDIRECTED = 'repository not found or not public (redirects are not followed)';
+
 /** git's complaint -> one of a few fixed reasons (git's text may quote the server's answer). */
 function cloneFailure(stderr: string): CloneError {
   if (
@@ -175,6 +181,9 @@ function cloneFailure(stderr: string): CloneError {
   ) {
     return new CloneError('not-found', 'repository not found or not public');
   }
+  // Before "unable to access", which git puts in front of a redirect it did not follow too
+  // ("unable to access '...': The requested URL returned error: 301"): README's "redirects not followed".
+  if (/returned error: 30\d|HTTP 30\d|redirect/i.test(stderr)) return new CloneError('not-found', REDIRECTED);
   if (
     /Could not resolve host|Failed to connect|Connection refused|timed out|SSL|TLS|unable to access/i.test(
       stderr,
@@ -182,8 +191,6 @@ function cloneFailure(stderr: string): CloneError {
   ) {
     return new CloneError('unreachable', 'could not reach the repository host');
   }
-  if (/redirect/i.test(stderr))
-    return new CloneError('not-found', 'repository not found or not public (redirected)');
   return new CloneError('failed', 'clone failed');
 }
 

@@ -60,22 +60,31 @@ describe('the sweep of leftover scan directories', () => {
         { detached: true, stdio: 'ignore' },
       );
       // And one working inside it, named only by its working directory.
+      // And git's transfer helper: its command line names the URL, it works in the service's directory,
+      // and only its $HOME (the scan's empty home, inherited from the clone) says it is the scan's.
+      const helper = spawn('sleep', ['60'], {
+        cwd: tmpdir(),
+        env: { PATH: process.env.PATH, HOME: join(leftover, 'home') },
+        detached: true,
+        stdio: 'ignore',
+      });
       const reader = spawn('sleep', ['60'], {
         cwd: join(leftover, 'repo.git'),
         detached: true,
         stdio: 'ignore',
       });
-      children.push(writer, reader);
+      children.push(writer, reader, helper);
       await new Promise((resolve) => setTimeout(resolve, 100));
       // The writer's shell may have a mkdir naming the directory in flight too.
-      expect(processesIn(leftover)).toEqual(expect.arrayContaining([writer.pid, reader.pid]));
+      expect(processesIn(leftover)).toEqual(expect.arrayContaining([writer.pid, reader.pid, helper.pid]));
 
       const { logger, logs } = captureLogger();
       await removeLeftovers(workDir, logger);
       expect(processesIn(leftover)).toEqual([]);
-      await Promise.all([exited(writer), exited(reader)]);
+      await Promise.all([exited(writer), exited(reader), exited(helper)]);
       expect(writer.signalCode).toBe('SIGKILL');
       expect(reader.signalCode).toBe('SIGKILL');
+      expect(helper.signalCode).toBe('SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(readdirSync(workDir)).toEqual([]);
       const entries = logs.map((line) => JSON.parse(line));
@@ -85,9 +94,9 @@ describe('the sweep of leftover scan directories', () => {
           dir: expect.stringMatching(/^scan-\d+-abc$/),
         }),
       ]);
-      // The writer and the reader at least; a mkdir the writer's shell had forked at that moment
-      // names the directory too, and is killed with them.
-      expect(entries[0].killed).toBeGreaterThanOrEqual(2);
+      // The writer, the reader and the helper at least; a mkdir the writer's shell had forked at that
+      // moment names the directory too, and is killed with them.
+      expect(entries[0].killed).toBeGreaterThanOrEqual(3);
     },
   );
 });

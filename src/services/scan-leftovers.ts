@@ -46,9 +46,14 @@ async function killProcessesIn(dir: string): Promise<number> {
 }
 
 /**
- * The processes whose command line names `dir` (git clone's target) or whose working directory is in
- * it (the index-pack git clone starts there), found in /proc. Where there is no /proc (not Linux),
- * none are known, and removing the directory is all that is done.
+ * The processes whose command line names `dir` (git clone's target), whose working directory is in
+ * it (the index-pack git clone starts there) or whose $HOME is in it, found in /proc. The last is
+ * git's transfer helper (`git remote-http origin URL`): it names neither the directory nor works in
+ * it, and when the server stalls mid-transfer it waits on the socket for good, never writing, so it
+ * outlived both the service and the sweep (issue 29). Every git of a scan has the scan's own empty
+ * home (scan-clone.ts's pinned environment) as $HOME, inherited by whatever git starts; nothing
+ * else has it. Where there is no /proc (not Linux), none are known, and removing the directory is
+ * all that is done.
  */
 export function processesIn(dir: string): number[] {
   let entries: string[];
@@ -63,12 +68,21 @@ export function processesIn(dir: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       const cwd = readlinkSync(`/proc/${entry}/cwd`);
-      if (cmdline.some((arg) => inside(arg, dir)) || inside(cwd, dir)) found.push(Number(entry));
+      if (cmdline.some((arg) => inside(arg, dir)) || inside(cwd, dir) || homeInside(entry, dir)) {
+        found.push(Number(entry));
+      }
     } catch {
       // exited meanwhile, or another user's
     }
   }
   return found;
+}
+
+function homeInside(pid: string, dir: string): boolean {
+  const home = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((entry) => entry.startsWith('HOME='));
+  return home !== undefined && inside(home.slice('HOME='.length), dir);
 }
 
 function inside(path: string, dir: string): boolean {

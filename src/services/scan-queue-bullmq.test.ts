@@ -152,6 +152,29 @@ for (const dialect of DIALECTS) {
         expect(await worker.complete(id, { summary: null, findings: [] })).toBe(true);
       });
 
+      it("takes work fairly per user: B's one scan, queued after A's five, runs before A's later ones", async () => {
+        fresh();
+        const worker = queueFor('w');
+        const userOf = async (name: string) =>
+          (await db.storage.accounts.createUser({ email: `${name}-${prefix}@example.test` })).id;
+        const userA = await userOf('a');
+        const userB = await userOf('b');
+        const urls = new Map<string, string>();
+        const enqueue = async (userId: number, url: string) => {
+          const { id } = await db.storage.scans.createScan({ userId, teamId: null, url, at: new Date() });
+          urls.set(id, url);
+          await worker.enqueue(id);
+        };
+        for (let i = 1; i <= 5; i++) await enqueue(userA, `a${i}`);
+        await enqueue(userB, 'b1');
+        const order: string[] = [];
+        for (let job = await worker.claim(); job !== null; job = await worker.claim()) {
+          order.push(urls.get(job.id)!);
+          expect(await worker.complete(job.id, { summary: null, findings: [] })).toBe(true);
+        }
+        expect(order).toEqual(['a1', 'b1', 'a2', 'a3', 'a4', 'a5']);
+      });
+
       it('drops a job whose scan has already ended, and goes on to the next', async () => {
         fresh();
         const [a, b] = [queueFor('a'), queueFor('b')];

@@ -15,6 +15,9 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 /** How many unheld scans one reconciliation hands to BullMQ at most. */
 const RECONCILE_BATCH = 100;
 
+/** BullMQ's largest priority (2^21). */
+const MAX_PRIORITY = 2_097_152;
+
 export interface BullmqQueueOptions {
   redisUrl: string;
   scans: ScanRepository;
@@ -93,8 +96,15 @@ export function bullmqScanQueue(options: BullmqQueueOptions): ScanQueue {
     }
     return consumer.worker;
   };
-  const add = (id: string) =>
-    queue().add('scan', { id }, { jobId: id, removeOnComplete: true, removeOnFail: true });
+  // Fair per user (issue 29): BullMQ takes jobs oldest first, so a user's fifth scan waited ahead
+  // of everyone queued after it. Each job's priority is its place in its own user's line (1 for the
+  // user's next scan, 2 for the one after...), and BullMQ takes the lowest priority first, oldest
+  // first among equals: round-robin by user. Every job has one (BullMQ runs jobs without a
+  // priority before all prioritized ones).
+  const add = async (id: string) => {
+    const priority = Math.min(MAX_PRIORITY, 1 + (await scans.ownQueuePosition(id)));
+    return queue().add('scan', { id }, { jobId: id, priority, removeOnComplete: true, removeOnFail: true });
+  };
 
   /** Hands the database's unheld scans to BullMQ (a no-op for those that already have a job). */
   async function reconcile(): Promise<void> {

@@ -39,11 +39,12 @@ export function parseScanUrl(input: unknown, allowedOrigins: readonly string[]):
   }
   if (input.includes('?') || input.includes('#')) throw invalidInput('url must not have a query or fragment');
   if (!allowedOrigins.includes(parsed.origin)) {
-    const hosts = allowedOrigins.map((o) => (o.startsWith('https://') ? o.slice(8) : o)).join(', ');
+    // Not which hosts are: SVC_SCAN_HOSTS may name internal origins (a loopback or private git
+    // server), and the answer goes to anyone with an account (issue 29).
     throw invalidInput(
       scheme === 'http' && allowedOrigins.includes(`https://${parsed.host}`)
         ? 'only https:// repository URLs can be scanned'
-        : `url's host is not allowed (allowed: ${hosts})`,
+        : "url's host is not allowed",
     );
   }
   // The path as typed, not as parsed: parsing resolves `..` and would hide a traversal.

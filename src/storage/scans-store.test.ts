@@ -158,6 +158,43 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it("takes work fairly per user: B's one scan, queued after A's five, runs before A's later ones", async () => {
+      await withFreshDatabase(async (fresh, userA) => {
+        const userB = (await fresh.storage.accounts.createUser({ email: 'b@example.test' })).id;
+        const scans = fresh.storage.scans;
+        const create = (userId: number, url: string, second: number) =>
+          scans.createScan({ userId, teamId: null, url, at: at(`2026-03-01T10:00:0${second}Z`) });
+        for (let i = 1; i <= 5; i++) await create(userA, `a${i}`, i - 1);
+        const b1 = await create(userB, 'b1', 5);
+        expect(await scans.ownQueuePosition(b1.id)).toBe(0);
+
+        // One worker, one scan at a time, each finished before the next claim.
+        const order: string[] = [];
+        for (let minute = 1; ; minute++) {
+          const now = at(`2026-03-01T10:${String(minute).padStart(2, '0')}:00Z`);
+          const claimed = await scans.claimNextScan('worker', now, LEASE_MS);
+          if (claimed === null) break;
+          order.push(claimed.url);
+          if (minute === 1) {
+            // A's later scans wait in A's own line.
+            const ids = (await scans.listScans({ userId: userA, teamId: null }, 10)).map((s) => s.id);
+            expect(await Promise.all(ids.map((id) => scans.ownQueuePosition(id)))).toEqual([4, 3, 2, 1, 0]);
+          }
+          expect(await scans.finishScan(claimed.id, 'worker', { summary: {}, findings: [] }, now)).toBe(true);
+        }
+        expect(order).toEqual(['a1', 'b1', 'a2', 'a3', 'a4', 'a5']);
+
+        // With a worker per instance: while A's scan runs, the next claim goes to B, not to A's next.
+        const a6 = await create(userA, 'a6', 6);
+        const a7 = await create(userA, 'a7', 7);
+        const now = at('2026-03-01T11:00:00Z');
+        expect((await scans.claimNextScan('w1', now, LEASE_MS))?.id).toBe(a6.id);
+        const b2 = await create(userB, 'b2', 8);
+        expect((await scans.claimNextScan('w2', now, LEASE_MS))?.id).toBe(b2.id);
+        expect((await scans.claimNextScan('w3', now, LEASE_MS))?.id).toBe(a7.id);
+      });
+    });
+
     it('takes a scan back from a worker whose lease ran out, and the old worker can no longer write', async () => {
       await withFreshDatabase(async (fresh, user, create) => {
         const scan = await create('u', '2026-03-01T10:00:00Z');

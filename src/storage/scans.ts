@@ -55,8 +55,10 @@ export interface ScanRepository {
   /** The scans `viewer` may see, newest first, without findings. */
   listScans(viewer: ScanViewer, limit: number): Promise<ScanRecord[]>;
   /**
-   * Atomically takes the oldest queued scan, or a running one whose lease ended before `now`, for
-   * `owner` until `now + leaseMs`; null when there is none. Two workers never get the same scan.
+   * Atomically takes a queued scan, or a running one whose lease ended before `now`, for `owner`
+   * until `now + leaseMs`; null when there is none. Two workers never get the same scan. Fair per
+   * user: the oldest scan of the user served least recently (none of whose scans started, or whose
+   * latest start is the earliest), so one user's many scans do not hold everyone else's back.
    */
   claimNextScan(owner: string, now: Date, leaseMs: number): Promise<ClaimedScan | null>;
   /**
@@ -75,6 +77,11 @@ export interface ScanRepository {
    * before `now` (their worker died), oldest first.
    */
   listUnheldScanIds(now: Date, limit: number): Promise<string[]>;
+  /**
+   * How many scans of the same user (application scans: of the application) are queued or running
+   * and were created before this one: its place in its user's own line (0 for the user's next).
+   */
+  ownQueuePosition(id: string): Promise<number>;
   /** Extends the lease; false when `owner` no longer holds it. */
   renewScanLease(id: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
   recordScanProgress(id: string, owner: string, done: number, total: number): Promise<boolean>;

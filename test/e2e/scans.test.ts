@@ -120,6 +120,91 @@ describe('svc serve killed mid-scan', () => {
   });
 });
 
+/** Whether a process runs: a killed orphan may stay a zombie until the machine's init reaps it. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
+}
+
+/** The pids whose command line is git's HTTP transfer helper fetching `url`. */
+function transferHelpersOf(url: string): number[] {
+  return processesOf('/nonexistent', url).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0]!.includes('remote-http');
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('svc serve killed while its clone is stalled mid-transfer', () => {
+  it("the next start's sweep kills that clone's gits, the transfer helper too, before removing the directory", async () => {
+    // A pack that stops after 64 KiB, the connection left open: git's transfer helper waits on the
+    // socket for good and never writes, so nothing ends it but a kill.
+    const stalled = await GitHttpServer.start({ stallPackAfterBytes: 64 * 1024 });
+    const repo = new TestRepo();
+    repo.commitFiles({ 'assets/blob.bin': randomBytes(1024 * 1024) }, 'assets');
+    const stalledUrl = stalled.publish(repo.dir, 'octo', 'stalled');
+    repo.cleanup();
+    const workDir = join(dir, 'stalled-work');
+    const env = {
+      SVC_DATABASE_URL: `sqlite:${join(dir, 'stalled.db')}`,
+      SVC_BINARY_PATH: join(dir, 'not-published'),
+      SVC_SCAN_HOSTS: stalled.origin,
+      SVC_SCAN_WORK_DIR: workDir,
+      // Long: the restarted service must not take the scan up again during the test.
+      SVC_SCAN_LEASE_S: '600',
+    };
+    const first = await startServiceProcess(env, 'free', { capture: true });
+    let left: number[] = [];
+    try {
+      const started = await fetch(`${first.base}/api/scans`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: stalledUrl }),
+      });
+      expect(started.status).toBe(202);
+      await until(
+        () =>
+          transferHelpersOf(stalledUrl).length > 0 &&
+          stalled.requests.some((r) => r.path.endsWith('/git-upload-pack')),
+        20_000,
+      );
+      const helpers = transferHelpersOf(stalledUrl);
+      expect(helpers.length).toBeGreaterThan(0);
+      left = processesOf(workDir, stalledUrl);
+      await first.kill('SIGKILL');
+      // The service is gone; its clone's transfer helper is not (a process group of its own).
+      await new Promise((r) => setTimeout(r, 500));
+      expect(helpers.filter(running)).toEqual(helpers);
+
+      const second = await startServiceProcess(env, 'free', { capture: true, key: first.key });
+      try {
+        await until(() => second.output().includes('removed a leftover scan directory'), 20_000);
+        expect(second.output()).toContain('removed a leftover scan directory');
+        expect(left.filter(running)).toEqual([]);
+        expect(processesOf(workDir, stalledUrl).filter(running)).toEqual([]);
+        expect(readdirSync(workDir)).toEqual([]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      if (first.running()) await first.kill('SIGKILL');
+      for (const pid of [...left, ...processesOf(workDir, stalledUrl)]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      await stalled.stop();
+    }
+  });
+});
+
 describe('svc serve stopped by SIGTERM mid-scan', () => {
   it('gives the scan back to the queue at once and exits 0 within 10 s; the next start runs it', async () => {
     // A long lease: only the give-back, not a lapsed lease, can hand the scan on in time.

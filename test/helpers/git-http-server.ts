@@ -12,6 +12,11 @@ export interface GitHttpServerOptions {
   stall?: boolean;
   /** Slow every answer's body to about this many bytes a second (a clone that takes a while). */
   bytesPerSecond?: number;
+  /**
+   * Send this many bytes of a pack (git-upload-pack's answer), then nothing more, the connection
+   * left open: a clone stalled mid-transfer, its transfer helper waiting on the socket for good.
+   */
+  stallPackAfterBytes?: number;
   /** Owners whose repositories answer 401 with a Basic challenge, as a private repository does. */
   privateOwners?: string[];
   /**
@@ -117,8 +122,15 @@ export class GitHttpServer {
     const throttle = options.bytesPerSecond ? throttled(options.bytesPerSecond) : null;
     if (throttle) void pipeline(throttle, res).catch(() => {});
     const out = throttle ?? res;
+    let packBytes = 0;
+    const stallAt = url.pathname.endsWith('/git-upload-pack') ? options.stallPackAfterBytes : undefined;
     child.stdout.on('data', (chunk: Buffer) => {
       if (headersDone) {
+        if (stallAt !== undefined) {
+          if (packBytes >= stallAt) return;
+          chunk = chunk.subarray(0, stallAt - packBytes);
+          packBytes += chunk.length;
+        }
         out.write(chunk);
         return;
       }
@@ -139,7 +151,7 @@ export class GitHttpServer {
     });
     child.stdout.on('end', () => {
       if (!headersDone) res.statusCode = 500;
-      out.end();
+      if (stallAt === undefined) out.end(); // a stalled answer is never ended
     });
   }
 

@@ -47,6 +47,12 @@ const output = convertedOnce(
     passed: z
       .boolean()
       .describe('False when a secret is located in code: do not commit until it is removed.'),
+    total: z.number().int().describe('How many findings there are in all, listed or not.'),
+    truncated: z
+      .boolean()
+      .describe(
+        `True when there are more than ${TEXT_SCAN_LIMITS.findings} findings: only the first are listed.`,
+      ),
   }),
 );
 
@@ -58,11 +64,13 @@ export const scanSecretsTool = defineTool({
       'Scan text you are about to write or commit for hard-coded secrets (cloud keys, code-host and chat ' +
       'tokens, payment keys, private keys, generic passwords) with the same rules as a repository scan. ' +
       'Pass each file with its repository path as filename. If passed is false, move the secret out of ' +
-      'the code (an environment variable or a secret store) before committing. Values come back masked; ' +
+      'the code (an environment variable or a secret store) before committing. At most ' +
+      `${TEXT_SCAN_LIMITS.findings} findings are listed (then truncated is true and total says how many). Values come back masked; ` +
       'nothing is verified against any provider and nothing is stored.',
     inputSchema: input,
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
   },
-  run: ({ documents }, ctx) => runTool('scan_secrets', ctx.logger, () => ({ ...scanDocuments(documents) })),
+  run: ({ documents }, ctx) =>
+    runTool('scan_secrets', ctx.logger, async () => ({ ...(await scanDocuments(documents)) })),
 });

@@ -149,6 +149,18 @@ describe('the webhook: signatures', () => {
     expect((await completedCheckRun(head)).conclusion).toBe('success');
   });
 
+  it('refuses a delivery over 25 MiB with 413, signature good or not, and records nothing', async () => {
+    const { fullName } = await published('oversized');
+    // A push payload padded past the platform's 25 MB, correctly signed.
+    const payload = { ...pushPayload(fullName, ZERO, 'a'.repeat(40)), pad: 'x'.repeat(25 * 1024 * 1024) };
+    const response = await deliver('push', payload, { delivery: 'oversized-1' });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: 'delivery over 25 MiB' });
+    // Not seen: the same delivery id, small, is taken as new.
+    const small = await deliver('push', { ...payload, pad: undefined }, { delivery: 'oversized-1' });
+    expect(await small.json()).not.toEqual({ status: 'duplicate' });
+  });
+
   it('acknowledges a replayed delivery without scanning it twice', async () => {
     const { repo, fullName, serverPath } = await published('replayed');
     pushTo(repo, serverPath());

@@ -4,7 +4,7 @@ import type { NodeBindings } from '../middleware/client-ip.js';
 import { readBodyBytesLimited } from '../request-body.js';
 
 /** The platform sends at most 25 MB in a delivery. */
-const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
+export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
 
 /**
  * `POST /api/apps/codehost-a/webhook` (contract 8): the platform A application's deliveries. The

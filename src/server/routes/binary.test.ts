@@ -145,6 +145,25 @@ for (const dialect of DIALECTS) {
         await expectError(await t.request(PATH, { key }), 401, message);
       });
 
+      it('a session cookie alone, for GET and HEAD: a cross-site navigation spends no run', async () => {
+        const email = `cookie-${dialect}@example.test`;
+        const cookie = await t.session(email, 'a long enough passphrase 42');
+        const headers = { cookie, 'X-CodeHostA-OIDC': await tokenA({}) };
+        for (const method of ['GET', 'HEAD']) {
+          const r = await t.request(PATH, { method, headers });
+          expect(r.status).toBe(401);
+          if (method === 'GET') await expectError(r, 401, /API key \(Authorization: Bearer\)/);
+        }
+        expect(await usage(email)).toBe(0);
+        // The same user's key is accepted: it is the session that is refused, not the account.
+        const key = await t.services.accounts.issueKey(email, 'ci');
+        expect(
+          (await t.request(PATH, { key, headers: { 'X-CodeHostA-OIDC': headers['X-CodeHostA-OIDC'] } }))
+            .status,
+        ).toBe(200);
+        expect(await usage(email)).toBe(1);
+      });
+
       it('a revoked key', async () => {
         const key = await t.userWithKey('revoked@example.test', 'paid');
         expect((await t.request(`${PATH}?repo=a/b`, { key })).status).toBe(200);

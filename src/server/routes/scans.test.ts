@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeCloudKeyId,
@@ -35,6 +37,9 @@ const SECRETS = {
 
 let git: GitHttpServer;
 let stalled: GitHttpServer;
+/** A git host that answers every request with a redirect to another host (which must not be followed). */
+let redirecting: Server;
+let redirectingOrigin: string;
 let t: TestApp;
 let ada: string;
 let bob: string;
@@ -51,8 +56,16 @@ beforeAll(async () => {
     GitHttpServer.start({ privateOwners: ['private'] }),
     GitHttpServer.start({ stall: true }),
   ]);
+  redirecting = createServer((req, res) => {
+    res.writeHead(301, { location: `${git.origin}${req.url ?? '/'}` }).end();
+  });
+  await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  redirectingOrigin = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
   t = await startTestApp({
-    env: { SVC_SCAN_HOSTS: `github.com,${git.origin},${stalled.origin}`, SVC_SCAN_LEASE_S: '30' },
+    env: {
+      SVC_SCAN_HOSTS: `github.com,${git.origin},${stalled.origin},${redirectingOrigin}`,
+      SVC_SCAN_LEASE_S: '30',
+    },
     // The tests poll scans every 50 ms from one address: the API's 300 a minute would cut them off.
     // The scan-start limit under test is the default 5.
     rateLimits: { api: 1_000_000 },
@@ -83,6 +96,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.cleanup();
   await Promise.all([git?.stop(), stalled?.stop()]);
+  await new Promise((resolve) => redirecting?.close(resolve));
   repo?.cleanup();
 });
 
@@ -173,6 +187,25 @@ describe('POST /api/scans', () => {
     const response = await start(ada, url);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toMatch(reason);
+  });
+
+  it('refuses a host that is not allowed without naming the hosts that are (SVC_SCAN_HOSTS may be internal)', async () => {
+    for (const url of [
+      'https://bitbucket.org/octo/secrets',
+      'http://169.254.169.254/latest/meta-data',
+      'http://169.254.169.254/octo/secrets',
+      'http://127.0.0.1:9/octo/secrets.git',
+      'http://localhost:3000/octo/secrets',
+      'https://[::1]/octo/secrets',
+    ]) {
+      const response = await start(ada, url);
+      expect(response.status, url).toBe(400);
+      const { error } = (await response.json()) as { error: string };
+      expect(error, url).toMatch(/host is not allowed|OWNER\/NAME/);
+      for (const allowed of ['github.com', git.origin, stalled.origin, '127.0.0.1:', 'allowed:']) {
+        expect(error, url).not.toContain(allowed);
+      }
+    }
   });
 
   it('refuses a body over 16 KiB before reading it whole', async () => {
@@ -305,6 +338,20 @@ describe('a scan, run by the worker against a real git server', () => {
     }
     expect(git.requests.some((r) => r.path.startsWith('/private/'))).toBe(true);
     expect(git.requests.every((r) => !r.authorization)).toBe(true);
+    expect(readdirSync(workDir())).toEqual([]);
+  });
+
+  it("fails a clone the host redirects elsewhere with the README's words, without following it", async () => {
+    const url = `${redirectingOrigin}/octo/moved-away.git`;
+    const { id } = (await (await start(ada, url)).json()) as { id: string };
+    const scan = await withWorker({}, () => settled(ada, id));
+    expect(scan).toMatchObject({
+      status: 'failed',
+      error: 'repository not found or not public (redirects are not followed)',
+      findings: null,
+    });
+    // The redirect's target (a host that serves repositories) was never asked for it.
+    expect(git.requests.filter((r) => r.path.startsWith('/octo/moved-away'))).toEqual([]);
     expect(readdirSync(workDir())).toEqual([]);
   });
 

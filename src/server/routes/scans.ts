@@ -1,10 +1,7 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps } from '../deps.js';
 import type { AuthVariables } from '../middleware/authenticate.js';
 import { presentScan, presentScanSummary } from '../scan-view.js';
-
-const SCAN_BODY_MAX_BYTES = 16 * 1024;
 
 /**
  * Dashboard scans (contract section 7): `POST /` queues one (202), `GET /` lists the caller's and
@@ -13,29 +10,24 @@ const SCAN_BODY_MAX_BYTES = 16 * 1024;
  * the rate-limit middleware's `scanStart` scope. Presented from an allowlist.
  */
 export function scansRoute(deps: AppDeps) {
-  return new Hono<{ Variables: AuthVariables }>()
-    .post(
-      '/',
-      // A URL is at most 2,048 characters: a larger body is refused before it is read whole.
-      bodyLimit({
-        maxSize: SCAN_BODY_MAX_BYTES,
-        onError: (c) => c.json({ error: 'request body over 16 KiB' }, 413),
-      }),
-      async (c) => {
+  return (
+    new Hono<{ Variables: AuthVariables }>()
+      // The body is at most 16 KiB (app.ts's limitRequestBodies); a URL is at most 2,048 characters.
+      .post('/', async (c) => {
         const body: unknown = await c.req.json().catch(() => null);
         const scan = await deps.scans.start(c.get('principal'), body);
         return c.json({ id: scan.id, status: scan.status }, 202);
-      },
-    )
-    .get('/', async (c) => {
-      const scans = await deps.scans.list(c.get('principal'));
-      return c.json({ scans: scans.map(presentScanSummary) });
-    })
-    .post('/:id/cancel', async (c) => {
-      const scan = await deps.scans.cancel(c.get('principal'), c.req.param('id'));
-      return c.json({ id: scan.id, status: scan.status });
-    })
-    .get('/:id', async (c) =>
-      c.json(presentScan(await deps.scans.get(c.get('principal'), c.req.param('id')))),
-    );
+      })
+      .get('/', async (c) => {
+        const scans = await deps.scans.list(c.get('principal'));
+        return c.json({ scans: scans.map(presentScanSummary) });
+      })
+      .post('/:id/cancel', async (c) => {
+        const scan = await deps.scans.cancel(c.get('principal'), c.req.param('id'));
+        return c.json({ id: scan.id, status: scan.status });
+      })
+      .get('/:id', async (c) =>
+        c.json(presentScan(await deps.scans.get(c.get('principal'), c.req.param('id')))),
+      )
+  );
 }

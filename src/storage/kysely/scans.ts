@@ -129,6 +129,10 @@ export class KyselyScans implements ScanRepository {
     // One statement: the pick and the take cannot be split by another worker. PostgreSQL locks the
     // picked row and lets others skip it (and re-checks it against the condition if it changed
     // meanwhile); SQLite runs the statement under its single write lock.
+    // Fair per user (issue 29: one user's queued scans held everyone's back): the user served least
+    // recently first (never served: first of all), then that user's oldest scan. Application scans
+    // (no user) take turns as one user.
+    const lastServed = sql`(select max(served.started_at) from scans as served where served.user_id = scans.user_id or (served.user_id is null and scans.user_id is null))`;
     const row = await this.db
       .updateTable('scans')
       .set(this.claimed(owner, now, leaseMs))
@@ -137,6 +141,7 @@ export class KyselyScans implements ScanRepository {
           .selectFrom('scans')
           .select('id')
           .where(claimable)
+          .orderBy(lastServed, (ob) => ob.asc().nullsFirst())
           .orderBy('created_at')
           .orderBy('id')
           .limit(1)
@@ -186,6 +191,26 @@ export class KyselyScans implements ScanRepository {
       .limit(limit)
       .execute();
     return rows.map((row) => row.id);
+  }
+
+  async ownQueuePosition(id: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('scans as mine')
+      .innerJoin('scans as ahead', (join) =>
+        join
+          .on((eb) =>
+            eb.or([
+              eb('ahead.user_id', '=', eb.ref('mine.user_id')),
+              eb.and([eb('ahead.user_id', 'is', null), eb('mine.user_id', 'is', null)]),
+            ]),
+          )
+          .onRef('ahead.created_at', '<', 'mine.created_at'),
+      )
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('ahead'))
+      .where('mine.id', '=', id)
+      .where('ahead.status', 'in', ['queued', 'running'])
+      .executeTakeFirst();
+    return Number(row?.ahead ?? 0);
   }
 
   /** A claim's row values: running, leased to `owner`, one more attempt, progress from zero. */

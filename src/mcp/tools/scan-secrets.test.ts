@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import { scanText } from '../../scanner/index.js';
+import { INLINE_SCAN_BYTES, TEXT_SCAN_LIMITS } from '../../services/text-scan.js';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `api_token = "<20 random base62>"` lines up to `bytes`: every line a generic-secret finding. */
+function findingOnEveryLine(bytes: number): { content: string; lines: number } {
+  const lines: string[] = [];
+  let size = 0;
+  for (;;) {
+    let value = '';
+    for (const b of randomBytes(20)) value += ALPHABET[b % ALPHABET.length];
+    const line = `api_token = "${value}"\n`;
+    if (size + line.length > bytes) return { content: lines.join(''), lines: lines.length };
+    lines.push(line);
+    size += line.length;
+  }
+}
+
+type Structured = {
+  findings: { document: number; line: number; maskedValue: string }[];
+  passed: boolean;
+  total: number;
+  truncated: boolean;
+};
+
+describe('scan_secrets is bounded whatever the input (contract 5)', () => {
+  let t: TestApp;
+  let key: string;
+  let server: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    t = await startTestApp({ rateLimits: { api: 1_000_000 } });
+    key = await t.userWithKey('bounds@example.test');
+    server = await t.listen();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await t?.cleanup();
+  });
+
+  const bodyOf = (documents: { content: string; filename?: string }[]) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'scan_secrets', arguments: { documents } },
+    });
+  const call = async (documents: { content: string; filename?: string }[] | string) => {
+    const r = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: typeof documents === 'string' ? documents : bodyOf(documents),
+    });
+    const text = await r.text();
+    const body = JSON.parse(text) as {
+      result: { structuredContent: Structured; content: { text: string }[] };
+    };
+    expect(JSON.parse(body.result.content[0]!.text)).toEqual(body.result.structuredContent);
+    return { status: r.status, bytes: text.length, result: body.result.structuredContent };
+  };
+
+  it('a maximal call (20 x 1 MiB, a finding on every line): 1,000 findings, truncated, the total; /livez answers meanwhile', async () => {
+    const docs = Array.from({ length: 20 }, (_, i) => ({
+      ...findingOnEveryLine(TEXT_SCAN_LIMITS.documentBytes),
+      filename: `src/f${i}.ts`,
+    }));
+    const expectedTotal = docs.reduce((n, d) => n + d.lines, 0);
+    // Made before /livez is polled: this process's own work must not count against the service.
+    const body = bodyOf(docs.map(({ content, filename }) => ({ content, filename })));
+
+    let calling = true;
+    let slowest = 0;
+    let answers = 0;
+    const poller = (async () => {
+      while (calling) {
+        const started = performance.now();
+        expect((await fetch(`${server.url}/livez`)).status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - started);
+        answers++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const { status, bytes, result } = await call(body);
+    calling = false;
+    await poller;
+
+    expect(status).toBe(200);
+    expect(result.findings).toHaveLength(TEXT_SCAN_LIMITS.findings);
+    expect(result.truncated).toBe(true);
+    // Every line but the few random values that happen to read as words or lack entropy.
+    expect(result.total).toBeLessThanOrEqual(expectedTotal);
+    expect(result.total).toBeGreaterThan(expectedTotal * 0.99);
+    expect(result.passed).toBe(false);
+    // The first findings, in order: document 0's first lines.
+    expect(result.findings.slice(0, 3).map((f) => [f.document, f.line])).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+    ]);
+    expect(bytes).toBeLessThan(1024 * 1024);
+    // The event loop was not held for the scan. Generous: the target is 100 ms (bench:mcp-max
+    // measures it); a shared CI machine is slow, but a scan on the loop held it for seconds.
+    expect(answers).toBeGreaterThan(0);
+    expect(slowest).toBeLessThan(1000);
+    console.log(`slowest /livez during the call: ${Math.round(slowest)} ms of ${answers}`);
+  });
+
+  it('a call under the cap lists every finding, not truncated; a large one without findings passes', async () => {
+    const small = findingOnEveryLine(4 * 1024);
+    // The scanner's own count (a random value may read as words and be skipped), kept whole.
+    const expected = scanText([{ content: small.content }]).total;
+    expect(expected).toBeGreaterThan(small.lines * 0.9);
+    const few = await call([{ content: small.content, filename: 'test/fixture.ts' }]);
+    expect(few.result).toMatchObject({ total: expected, truncated: false, passed: true });
+    expect(few.result.findings).toHaveLength(expected);
+    // Over the inline size, so through the worker thread: the same answer shape.
+    const clean = 'const total = items.reduce((sum, item) => sum + item.price, 0);\n'.repeat(
+      Math.ceil((2 * INLINE_SCAN_BYTES) / 64),
+    );
+    const large = await call([{ content: `${clean}${small.content}`, filename: 'docs/a.md' }]);
+    expect(large.result).toMatchObject({ total: expected, truncated: false, passed: true });
+    expect(large.result.findings).toEqual(
+      few.result.findings.map((f) => ({
+        ...f,
+        filename: 'docs/a.md',
+        location: 'docs',
+        line: f.line + Math.ceil((2 * INLINE_SCAN_BYTES) / 64),
+      })),
+    );
+  });
+});
