@@ -1,8 +1,8 @@
 /**
- * `npm run bench:app`: the platform A application's latency, webhook to check run, for one-commit
+ * `npm run bench:app`: the GitHub application's latency, webhook to check run, for one-commit
  * pushes into a large repository (SVC_BENCH_COMMITS, default 10,000), beside a full scan of the same
  * history. All on loopback: the real service process (SQLite, the embedded queue), a real git server
- * (git http-backend) that takes only installation tokens the fake platform A API issued, and that
+ * (git http-backend) that takes only installation tokens the fake GitHub API issued, and that
  * fake API receiving the check runs. Each of SVC_BENCH_PUSHES (default 5) pushes adds one commit (a
  * small edit of a long file; one of them plants a secret in code, so the `failure` path is measured
  * too) and delivers a signed `push` event; the bench times the webhook's answer and the time from

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:hooks`: p50/p99 latency and requests per second of the agent A hook endpoint, side
+ * `npm run bench:hooks`: p50/p99 latency and requests per second of the Cursor hook endpoint, side
  * by side, for a command that is not an install and for an install whose packages are cached. The
  * service runs as its own process against fake registries on loopback (the first install request
  * fills the cache; the measured ones are answered from it).

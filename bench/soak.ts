@@ -138,7 +138,7 @@ const mcpMeta = {
 };
 const json = { 'content-type': 'application/json' };
 let seq = 0;
-/** Agent B lets a command through with no decision at all: `{}`, or a note in `systemMessage`. */
+/** Claude Code lets a command through with no decision at all: `{}`, or a note in `systemMessage`. */
 const allows = (status: number, body: string) => status === 200 && !body.includes('permissionDecision');
 const routes: Route[] = [
   {

@@ -1,5 +1,5 @@
 // npm run build:integrations: writes integrations/gitlab/svc-secret-scan.gitlab-ci.yml, the template
-// platform B users `include`, with integrations/ci-scan.sh embedded (an included template cannot
+// GitLab users `include`, with integrations/ci-scan.sh embedded (an included template cannot
 // bring files of its own). A test fails when the committed template is not what this writes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

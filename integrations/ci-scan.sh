@@ -5,8 +5,8 @@
 #
 # Inputs (environment): SVC_API_KEY (required), SVC_BASE_URL (required), SVC_NO_VERIFY (true/false),
 # SVC_SARIF (a path, or empty for none), SVC_PLATFORM (a|b), SVC_CACHE (the incremental-scan cache
-# file the platform's cache keeps between runs, or empty for a full scan every time). Platform A reads its identity token
-# from ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN (permissions: id-token: write); platform B from SVC_ID_TOKEN
+# file the platform's cache keeps between runs, or empty for a full scan every time). GitHub reads its identity token
+# from ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN (permissions: id-token: write); GitLab from SVC_ID_TOKEN
 # (id_tokens with aud svc). Without a token, the repository is self-reported (paid plans only).
 set -uo pipefail
 
@@ -14,15 +14,15 @@ platform="${SVC_PLATFORM:-a}"
 work="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/svc-$$"
 mkdir -p "$work"
 
-say() { # level message: an annotation on platform A, a plain line on B
+say() { # level message: an annotation on GitHub, a plain line on B
   if [ "$platform" = a ]; then echo "::$1::svc: $2"; else echo "svc: $1: $2"; fi
 }
 die() { say error "$1"; exit "${2:-2}"; }
 
-[ -n "${SVC_API_KEY:-}" ] || die "no API key: set the api-key input (platform A) or SVC_API_KEY (platform B) from a secret"
+[ -n "${SVC_API_KEY:-}" ] || die "no API key: set the api-key input (GitHub) or SVC_API_KEY (GitLab) from a secret"
 # A template served by the service itself names the service in SVC_DEFAULT_BASE_URL; the user's own wins.
 SVC_BASE_URL="${SVC_BASE_URL:-${SVC_DEFAULT_BASE_URL:-}}"
-[ -n "${SVC_BASE_URL:-}" ] || die "no service URL: set base-url (platform A) or SVC_BASE_URL (platform B)"
+[ -n "${SVC_BASE_URL:-}" ] || die "no service URL: set base-url (GitHub) or SVC_BASE_URL (GitLab)"
 base="${SVC_BASE_URL%/}"
 command -v curl >/dev/null || die "curl is required on the runner"
 command -v git >/dev/null || die "git is required on the runner"

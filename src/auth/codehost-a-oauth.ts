@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * "Sign in with platform A": the OAuth 2.0 authorization code flow with PKCE (S256) against
+ * "Sign in with GitHub": the OAuth 2.0 authorization code flow with PKCE (S256) against
  * configurable URLs (a fake on loopback in tests). Only the HTTP exchanges; what a sign-in means
  * (which user, state kept once) is services/oauth-sign-in.ts.
  */
@@ -14,7 +14,7 @@ export interface CodehostAOAuthSettings {
   apiUrl: string;
 }
 
-/** A platform A user as sign-in needs it: a stable id and a verified email. */
+/** A GitHub user as sign-in needs it: a stable id and a verified email. */
 export interface CodehostAUser {
   id: string;
   login: string;
@@ -75,9 +75,7 @@ export async function exchangeCode(
   // The provider answers 200 with {"error": ...} for a used or unknown code.
   const token = (body as { access_token?: unknown }).access_token;
   if (typeof token !== 'string' || token === '') {
-    throw new OAuthProviderError(
-      'platform A did not accept the sign-in code (it may have been used already)',
-    );
+    throw new OAuthProviderError('GitHub did not accept the sign-in code (it may have been used already)');
   }
   return token;
 }
@@ -89,7 +87,7 @@ export async function fetchUser(settings: CodehostAOAuthSettings, token: string)
     login?: unknown;
   };
   if ((typeof user.id !== 'number' && typeof user.id !== 'string') || typeof user.login !== 'string') {
-    throw new OAuthProviderError('platform A answered an unexpected user');
+    throw new OAuthProviderError('GitHub answered an unexpected user');
   }
   // The profile's email is whatever the user made public; only a verified address may match an account.
   const emails = await call(new URL(`${settings.apiUrl}/user/emails`), { headers });
@@ -106,12 +104,12 @@ async function call(url: URL, init: RequestInit): Promise<unknown> {
   try {
     response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch {
-    throw new OAuthProviderError('platform A could not be reached');
+    throw new OAuthProviderError('GitHub could not be reached');
   }
-  if (!response.ok) throw new OAuthProviderError(`platform A answered HTTP ${response.status}`);
+  if (!response.ok) throw new OAuthProviderError(`GitHub answered HTTP ${response.status}`);
   try {
     return await response.json();
   } catch {
-    throw new OAuthProviderError('platform A answered something other than JSON');
+    throw new OAuthProviderError('GitHub answered something other than JSON');
   }
 }

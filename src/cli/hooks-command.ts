@@ -9,8 +9,8 @@ export const HOOKS_HELP = `Usage: svc hooks config --agent a|b --key KEY [--base
 
 config: prints the hook configuration for a coding agent. It holds your key: put it in your
 user-level settings, not a repository.
-  --agent a   agent A (Cursor): ~/.cursor/hooks.json
-  --agent b   agent B (Claude Code): the "hooks" of ~/.claude/settings.json
+  --agent a   Cursor: ~/.cursor/hooks.json
+  --agent b   Claude Code: the "hooks" of ~/.claude/settings.json
   --base-url  the service (default SVC_BASE_URL)
   --windows   write the curl executable as curl.exe
 

@@ -12,7 +12,7 @@ const USAGE: Record<string, string> = {
   worker: 'svc worker                  run dashboard scans only, from the same queue (no HTTP)',
   admin: 'svc admin COMMAND           operator commands: users, plans, teams, API keys, usage',
   'check-command': 'svc check-command "LINE"    what the agent hooks would decide for a shell line',
-  hooks: 'svc hooks config ...        the hook configuration for agent A (Cursor) or agent B (Claude Code)',
+  hooks: 'svc hooks config ...        the hook configuration for Cursor or Claude Code',
 };
 
 export function helpFor(commands: CommandSet): string {

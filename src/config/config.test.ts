@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     });
     expect(config.scans.workDir).toMatch(/svc-scans$/);
     expect(config.redisUrl).toBeUndefined();
-    // "Sign in with platform A" is offered only when configured.
+    // "Sign in with GitHub" is offered only when configured.
     expect(config.oauthA).toBeUndefined();
     expect(Object.isFrozen(config.providers)).toBe(true);
   });
@@ -67,7 +67,7 @@ describe('loadConfig', () => {
     expect(config.scans).toMatchObject({ maxBytes: 1000, timeoutSeconds: 5 });
   });
 
-  it('reads the platform A sign-in settings, defaulting its URL', () => {
+  it('reads the GitHub sign-in settings, defaulting its URL', () => {
     const env = { SVC_OAUTH_A_CLIENT_ID: 'id', SVC_OAUTH_A_CLIENT_SECRET: 'secret' };
     expect(loadConfig(env).oauthA).toEqual({
       clientId: 'id',

@@ -108,10 +108,10 @@ export interface Config {
   binaryPath: string;
   trustProxy: number;
   providers: { codehostApiUrl: string; paymentApiUrl: string; chatApiUrl: string };
-  /** "Sign in with platform A": offered only when both the client id and secret are set. */
+  /** "Sign in with GitHub": offered only when both the client id and secret are set. */
   oauthA: { clientId: string; clientSecret: string; url: string } | undefined;
   /**
-   * The platform A application (contract 8): on only when its id, private key and webhook secret are
+   * The GitHub application (contract 8): on only when its id, private key and webhook secret are
    * all set. `privateKey` is the setting as given: a PEM, or the path of one (read at start-up).
    */
   appA: { id: string; privateKey: string; webhookSecret: string; gitUrl: string } | undefined;
@@ -154,13 +154,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Readonly<Config> {
   if ((e.SVC_OAUTH_A_CLIENT_ID === undefined) !== (e.SVC_OAUTH_A_CLIENT_SECRET === undefined)) {
     const missing =
       e.SVC_OAUTH_A_CLIENT_ID === undefined ? 'SVC_OAUTH_A_CLIENT_ID' : 'SVC_OAUTH_A_CLIENT_SECRET';
-    throw new ConfigError(`invalid ${missing}: required when the other platform A sign-in setting is set`);
+    throw new ConfigError(`invalid ${missing}: required when the other GitHub sign-in setting is set`);
   }
   const appSettings = ['SVC_APP_A_ID', 'SVC_APP_A_PRIVATE_KEY', 'SVC_APP_A_WEBHOOK_SECRET'] as const;
   const appMissing = appSettings.filter((name) => e[name] === undefined);
   if (appMissing.length > 0 && appMissing.length < appSettings.length) {
     throw new ConfigError(
-      `invalid ${appMissing[0]}: required when the other platform A application settings are set`,
+      `invalid ${appMissing[0]}: required when the other GitHub application settings are set`,
     );
   }
   if (e.SVC_SCAN_QUEUE === 'bullmq' && e.SVC_REDIS_URL === undefined) {

@@ -41,7 +41,7 @@ export interface ScanOptions {
   method?: 'blob-first' | 'diff';
   /**
    * Only part of the history: the commits reachable from `tips` and from none of `exclude` (the
-   * platform A application scans what a push or a pull request brought). Default: every ref. A
+   * GitHub application scans what a push or a pull request brought). Default: every ref. A
    * shallow repository is then incomplete only when one of these commits lacks its parents.
    */
   commits?: CommitRange;

@@ -152,7 +152,7 @@ describe('POST /api/hooks/agent-a and /api/hooks/agent-b on any body', () => {
     { requiredKeys: ['tool_input'] },
   );
 
-  it('always answers 200 with allow, ask or deny in agent A format', async () => {
+  it('always answers 200 with allow, ask or deny in Cursor format', async () => {
     await fc.assert(
       fc.asyncProperty(bodies(agentA), keyOf, contentType, async (body, key, type) => {
         const answer = await send('POST', '/api/hooks/agent-a', body, key(), type);
@@ -166,7 +166,7 @@ describe('POST /api/hooks/agent-a and /api/hooks/agent-b on any body', () => {
     );
   });
 
-  it('always answers 200 in agent B format: deny or ask, or no decision at all (never allow)', async () => {
+  it('always answers 200 in Claude Code format: deny or ask, or no decision at all (never allow)', async () => {
     await fc.assert(
       fc.asyncProperty(bodies(agentB), keyOf, contentType, async (body, key, type) => {
         const answer = await send('POST', '/api/hooks/agent-b', body, key(), type);

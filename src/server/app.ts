@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps) {
   );
   app.route('/auth', authRoutes(deps));
   app.route('/dashboard', dashboardRoutes(deps));
-  // The platform A application's deliveries carry a signature, not a key: mounted before the key check.
+  // The GitHub application's deliveries carry a signature, not a key: mounted before the key check.
   app.route('/api/apps/codehost-a/webhook', appWebhookRoute(deps));
   // The hook endpoints authenticate themselves: a wrong key there must allow, not answer 401.
   app.use('/api/*', auth);

@@ -32,7 +32,7 @@ export interface AppDeps {
   overview: OverviewService;
   rateLimiters: RateLimiters;
   scans: ScanService;
-  /** The platform A application's webhook; absent when the application is not configured. */
+  /** The GitHub application's webhook; absent when the application is not configured. */
   appWebhook?: AppWebhook;
   binary: BinarySource;
 }

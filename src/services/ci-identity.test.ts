@@ -4,7 +4,7 @@ import { createIdentityServices, type IdentityServices } from '../auth/ci-identi
 import { type CiIdentityRequest, resolveCiIdentity } from './ci-identity.js';
 import { DomainError } from './errors.js';
 
-describe("a CI run's repository: platform A token, then platform B token, then codehostb_project, then repo", () => {
+describe("a CI run's repository: GitHub token, then GitLab token, then codehostb_project, then repo", () => {
   let a: FakeIssuer;
   let b: FakeIssuer;
   let services: IdentityServices;
@@ -74,16 +74,16 @@ describe("a CI run's repository: platform A token, then platform B token, then c
     const foreign = await b.sign({ repository: 'acme/x', repository_visibility: 'public' });
     expect(await refusal({ ...none, codehostAToken: foreign, repo: 'acme/app' })).toEqual({
       code: 'unauthenticated',
-      message: expect.stringMatching(/^invalid platform A identity token: /),
+      message: expect.stringMatching(/^invalid GitHub identity token: /),
     });
     const badB = await a.sign({ project_path: 'group/x' });
     expect(await refusal({ ...none, codehostBToken: badB, codehostbProject: 'group/x' })).toEqual({
       code: 'unauthenticated',
-      message: expect.stringMatching(/^invalid platform B identity token: /),
+      message: expect.stringMatching(/^invalid GitLab identity token: /),
     });
     expect(await refusal({ ...none, codehostBToken: 'not.a.jwt' })).toEqual({
       code: 'unauthenticated',
-      message: 'invalid platform B identity token: malformed token',
+      message: 'invalid GitLab identity token: malformed token',
     });
   });
 

@@ -28,8 +28,8 @@ export interface CiIdentityRequest {
 }
 
 /**
- * The repository of a CI run, by the first mechanism present: a platform A identity token, then a
- * platform B token, then `codehostb_project=`, then `repo=`. A token that is present must be valid
+ * The repository of a CI run, by the first mechanism present: a GitHub identity token, then a
+ * GitLab token, then `codehostb_project=`, then `repo=`. A token that is present must be valid
  * (else unauthenticated, even when a self-reported name would do); self-reported names need a paid
  * plan, so the Free plan always needs a token.
  */
@@ -39,12 +39,12 @@ export async function resolveCiIdentity(
   services: IdentityServices,
 ): Promise<CiIdentity> {
   if (request.codehostAToken !== undefined) {
-    const claims = await verified('platform A', () => services.verifyCodehostA(request.codehostAToken!));
+    const claims = await verified('GitHub', () => services.verifyCodehostA(request.codehostAToken!));
     const { repository, visibility } = fromClaims(() => repositoryFromCodehostA(claims));
     return { platform: 'a', repository, visibility, proven: true };
   }
   if (request.codehostBToken !== undefined) {
-    const claims = await verified('platform B', () => services.verifyCodehostB(request.codehostBToken!));
+    const claims = await verified('GitLab', () => services.verifyCodehostB(request.codehostBToken!));
     const project = fromClaims(() => projectFromCodehostB(claims));
     const visibility = project.visibility ?? (await services.projectVisibility(project.repository));
     return { platform: 'b', repository: project.repository, visibility, proven: true };

@@ -7,7 +7,7 @@ import { effectivePlan, isHookMode, isPlan, type Principal, usageAccountOf } fro
 
 /**
  * The plan rules of CI runs, on their own: identity verification and the atomic counter have their own
- * tests (oidc.test.ts, ci-identity.test.ts, store.test.ts); here a platform B project of a chosen
+ * tests (oidc.test.ts, ci-identity.test.ts, store.test.ts); here a GitLab project of a chosen
  * visibility and an in-memory counter with the storage contract stand in for them.
  */
 const identity = (visibility: Visibility | null): IdentityServices => ({

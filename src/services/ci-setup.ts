@@ -1,19 +1,19 @@
 /**
- * What a user adds to their CI to run svc, with this service's own URL filled in: the platform A
- * workflow and the platform B include, and the platform B template as the service serves it.
+ * What a user adds to their CI to run svc, with this service's own URL filled in: the GitHub
+ * workflow and the GitLab include, and the GitLab template as the service serves it.
  * Shown by the service (GET /integrations/...) and, later, the dashboard's setup page.
  */
 
-/** The path the service serves the platform B template at (the `include: remote:` URL). */
+/** The path the service serves the GitLab template at (the `include: remote:` URL). */
 export const CODEHOSTB_TEMPLATE_PATH = '/integrations/gitlab/svc-secret-scan.gitlab-ci.yml';
-/** The path the service serves the platform A workflow at. */
+/** The path the service serves the GitHub workflow at. */
 export const CODEHOSTA_WORKFLOW_PATH = '/integrations/github/secrets.yml';
 
 const PLACEHOLDER = 'https://<your svc service>';
 
 const trimmed = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
 
-/** A platform A workflow that scans every push and pull request (`.github/workflows/secrets.yml`). */
+/** A GitHub workflow that scans every push and pull request (`.github/workflows/secrets.yml`). */
 export function codehostAWorkflow(baseUrl: string): string {
   return `# .github/workflows/secrets.yml
 name: secrets
@@ -35,7 +35,7 @@ jobs:
 `;
 }
 
-/** The lines of a platform B `.gitlab-ci.yml` that include the template from this service. */
+/** The lines of a GitLab `.gitlab-ci.yml` that include the template from this service. */
 export function codehostBInclude(baseUrl: string): string {
   return `# .gitlab-ci.yml (and SVC_API_KEY as a masked, protected CI/CD variable)
 include:
@@ -44,7 +44,7 @@ include:
 }
 
 /**
- * The platform B template as served: its placeholders name this service, and the job defaults
+ * The GitLab template as served: its placeholders name this service, and the job defaults
  * `SVC_DEFAULT_BASE_URL` to it, which the script uses when the user set no `SVC_BASE_URL` of their own
  * (a job variable would override the user's top-level one; a default does not).
  */

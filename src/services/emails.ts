@@ -18,7 +18,7 @@ export const EMAIL_INVISIBLE =
   'the email address holds an invisible, control or formatting character; type it again';
 
 /**
- * The one form of an email address every entry point uses (sign-up, sign-in, platform A, svc admin):
+ * The one form of an email address every entry point uses (sign-up, sign-in, GitHub, svc admin):
  * plain spaces around it dropped, NFC (a composed and a decomposed "é" are one address), lower case
  * (JavaScript's Unicode lower-casing, which is case folding for all but a few letters such as ß),
  * and refused when it holds a character from INVISIBLE or is not shaped like an address.

@@ -19,22 +19,22 @@ export const CODEHOST_A = 'codehost-a';
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 
 export const OAUTH_STATE_REFUSED =
-  'this sign-in link is unknown, expired or already used; start "Sign in with platform A" again';
+  'this sign-in link is unknown, expired or already used; start "Sign in with GitHub" again';
 /** A callback whose state this browser did not start (login CSRF): nobody is signed in. */
 export const OAUTH_OTHER_BROWSER =
-  'this sign-in was not started in this browser, so it signs nobody in; start "Sign in with platform A" again';
-/** See docs/ARCHITECTURE.md, "Sign in with platform A": an email alone never links accounts. */
+  'this sign-in was not started in this browser, so it signs nobody in; start "Sign in with GitHub" again';
+/** See docs/ARCHITECTURE.md, "Sign in with GitHub": an email alone never links accounts. */
 export const OAUTH_EMAIL_TAKEN =
-  'an account with the email of your platform A account exists already; sign in to it with its password, then link platform A from the overview page';
+  'an account with the email of your GitHub account exists already; sign in to it with its password, then link GitHub from the overview page';
 export const OAUTH_LINKED_ELSEWHERE =
-  'this platform A account is linked to another account here; sign out and sign in with platform A to use that one';
+  'this GitHub account is linked to another account here; sign out and sign in with GitHub to use that one';
 export const OAUTH_LINK_SESSION_GONE =
-  'you are no longer signed in to the account that started linking platform A; sign in and link again';
+  'you are no longer signed in to the account that started linking GitHub; sign in and link again';
 
 /**
- * "Sign in with platform A": the state and PKCE verifier kept in the database (every instance sees
+ * "Sign in with GitHub": the state and PKCE verifier kept in the database (every instance sees
  * them), and the state also given to the browser that started (a cookie, set by the route), so that
- * only that browser can finish. Started by a signed-in user, the flow links platform A to their account.
+ * only that browser can finish. Started by a signed-in user, the flow links GitHub to their account.
  */
 export interface OAuthSignInService {
   readonly enabled: boolean;
@@ -71,7 +71,7 @@ export function createOAuthSignInService(deps: {
 }): OAuthSignInService {
   const { settings, states, identities, accounts, now } = deps;
   const configured = () => {
-    if (settings === undefined) throw notFound('sign-in with platform A is not configured on this service');
+    if (settings === undefined) throw notFound('sign-in with GitHub is not configured on this service');
     return settings;
   };
   return {
@@ -103,7 +103,7 @@ export function createOAuthSignInService(deps: {
       if (saved === null || now().getTime() - saved.createdAt.getTime() > OAUTH_STATE_TTL_MS) {
         throw invalidInput(OAUTH_STATE_REFUSED);
       }
-      if (!code) throw invalidInput('platform A sent no sign-in code; start again');
+      if (!code) throw invalidInput('GitHub sent no sign-in code; start again');
       let external: Awaited<ReturnType<typeof fetchUser>>;
       try {
         const token = await exchangeCode(s, { code, verifier: saved.verifier, redirectUri });
@@ -127,19 +127,17 @@ export function createOAuthSignInService(deps: {
       }
       if (linked !== null) return linked;
       if (external.email === null) {
-        throw invalidInput(
-          'your platform A account has no verified email address; add one there, then sign in',
-        );
+        throw invalidInput('your GitHub account has no verified email address; add one there, then sign in');
       }
       let email: string;
       try {
         email = normalizeEmail(external.email);
       } catch {
-        throw invalidInput('the verified email address of your platform A account cannot be used here');
+        throw invalidInput('the verified email address of your GitHub account cannot be used here');
       }
       // Contract 6: a matching email never links. Whoever signed up with that email and a password
-      // (perhaps not its owner: pre-hijacking) keeps an account that the platform A user does not
-      // enter, and the platform A user is not handed an account someone else holds the password of.
+      // (perhaps not its owner: pre-hijacking) keeps an account that the GitHub user does not
+      // enter, and the GitHub user is not handed an account someone else holds the password of.
       // Refused rather than made without the email: an account is known by its email (svc admin, teams).
       if ((await accounts.findUserByEmail(email)) !== null)
         throw new DomainError('conflict', OAUTH_EMAIL_TAKEN);

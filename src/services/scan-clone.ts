@@ -59,7 +59,7 @@ export interface GitTransferOptions extends CloneOptions {
   /** The git command after the pinned settings: a clone into `into`, or `-C into fetch ...`. */
   command: string[];
   /**
-   * An HTTP Authorization header value for the transfer (the platform A application's installation
+   * An HTTP Authorization header value for the transfer (the GitHub application's installation
    * token). Passed in git's environment (GIT_CONFIG_*), never on its command line, which any user
    * of the machine can read.
    */

@@ -18,7 +18,7 @@ export type ScanProcessMessage =
 
 /**
  * What the parent sends: the clone to scan, and how often it wants progress at most. A dashboard scan
- * reads the whole history and never checks credentials; the platform A application's scan names a
+ * reads the whole history and never checks credentials; the GitHub application's scan names a
  * range of commits, the branch `.svcignore` is read from, the providers to check found credentials
  * with (here, where the secrets are: they never cross to the parent), and wants the markdown report.
  */

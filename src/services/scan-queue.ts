@@ -6,7 +6,7 @@ export interface ScanJob {
   url: string;
   /** 1 on the first run; more when a worker died (or was killed) holding it. */
   attempt: number;
-  /** A platform A application scan's job (JSON, read by app-a/job.ts); null for a dashboard scan. */
+  /** A GitHub application scan's job (JSON, read by app-a/job.ts); null for a dashboard scan. */
   appJob: string | null;
   /** The check run an application scan reports to, when an earlier run of it created one. */
   checkRunId: string | null;

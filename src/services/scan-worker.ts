@@ -30,7 +30,7 @@ export interface ScanWorkerOptions {
   sizeCheckMs?: number;
   /** The scan itself; tests replace it to hold a scan still. */
   run?: typeof runScan;
-  /** The platform A application's scans (jobs with an `appJob`); absent when it is not configured. */
+  /** The GitHub application's scans (jobs with an `appJob`); absent when it is not configured. */
   app?: AppScanRunner;
 }
 
@@ -272,7 +272,7 @@ function runAppJob(
 
 class AppNotConfigured extends Error {
   constructor() {
-    super('the platform A application is not configured on the instance that took this scan');
+    super('the GitHub application is not configured on the instance that took this scan');
     this.name = 'AppNotConfigured';
   }
 }

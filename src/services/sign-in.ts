@@ -20,7 +20,7 @@ export const SIGN_UP_TAKEN = 'this email cannot be used for a new account; if it
  */
 export const tooManyAttempts = (retryAfterSeconds: number) =>
   quotaExhausted(
-    `too many sign-in attempts for this email; try again in ${Math.ceil(retryAfterSeconds / 60)} minutes, or sign in with platform A`,
+    `too many sign-in attempts for this email; try again in ${Math.ceil(retryAfterSeconds / 60)} minutes, or sign in with GitHub`,
     retryAfterSeconds,
   );
 

@@ -1,5 +1,5 @@
 /**
- * The repositories the platform A application is installed on, by full name (`owner/name`, compared
+ * The repositories the GitHub application is installed on, by full name (`owner/name`, compared
  * case-insensitively as the platform does), each with its installation. Kept from the `installation`
  * and `installation_repositories` webhook events; an event for any other repository is ignored.
  */

@@ -9,7 +9,7 @@ export interface ScanViewer {
 
 export interface ScanRecord {
   id: string;
-  /** Null for a platform A application scan (it belongs to an installation; no user sees it). */
+  /** Null for a GitHub application scan (it belongs to an installation; no user sees it). */
   userId: number | null;
   teamId: number | null;
   url: string;
@@ -32,7 +32,7 @@ export interface ClaimedScan {
   url: string;
   /** 1 on the first run, more when a worker died holding it. */
   attempt: number;
-  /** A platform A application scan's job (JSON, services/app-a reads it); null for a dashboard scan. */
+  /** A GitHub application scan's job (JSON, services/app-a reads it); null for a dashboard scan. */
   appJob: string | null;
   /** The check run an application scan reports to, once a run of it created one. */
   checkRunId: string | null;
@@ -46,7 +46,7 @@ export interface ClaimedScan {
 export interface ScanRepository {
   createScan(input: { userId: number; teamId: number | null; url: string; at: Date }): Promise<ScanRecord>;
   /**
-   * A platform A application scan asked for by webhook delivery `deliveryId`, queued; null when that
+   * A GitHub application scan asked for by webhook delivery `deliveryId`, queued; null when that
    * delivery already asked for one (a redelivery is acknowledged, not scanned twice).
    */
   createAppScan(input: { url: string; appJob: string; deliveryId: string; at: Date }): Promise<string | null>;

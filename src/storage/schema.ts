@@ -77,7 +77,7 @@ export interface RegistryCacheTable {
 export interface ScansTable {
   /** Random (UUID): ids appear in URLs, and a guessable one would tell how many scans exist. */
   id: string;
-  /** Null for the platform A application's scans, which belong to an installation, not a user. */
+  /** Null for the GitHub application's scans, which belong to an installation, not a user. */
   user_id: number | null;
   team_id: number | null;
   url: string;
@@ -96,7 +96,7 @@ export interface ScansTable {
   attempt: Generated<number>;
   lease_owner: string | null;
   lease_until: NullableTimestamp;
-  /** JSON: what a platform A application scan is of (services/app-a); null for dashboard scans. */
+  /** JSON: what a GitHub application scan is of (services/app-a); null for dashboard scans. */
   app_job: string | null;
   /** The webhook delivery that asked for the scan: unique, so a redelivery is not scanned twice. */
   delivery_id: string | null;
@@ -134,7 +134,7 @@ export interface OAuthStatesTable {
   /** The PKCE code verifier, needed in clear at the token exchange; lives at most 10 minutes. */
   verifier: string;
   created_at: Timestamp;
-  /** The signed-in user who started the flow to link platform A to their account; null for a sign-in. */
+  /** The signed-in user who started the flow to link GitHub to their account; null for a sign-in. */
   user_id: number | null;
 }
 

@@ -64,7 +64,7 @@ describe('codehost and payment checks: the status code decides', () => {
   const rules: [RuleId, (seed: number) => string, string][] = [
     ['codehost-token', fakeCodehostToken, '/codehost/rate_limit'],
     ['codehost-fine-grained-pat', fakeFineGrainedPat, '/codehost/rate_limit'],
-    // Platform A's real prefix is checked the same way (contract section 1).
+    // GitHub's real prefix is checked the same way (contract section 1).
     [
       'codehost-fine-grained-pat',
       (seed) => fakeFineGrainedPat(seed).replace(/^codehost_pat_/, 'github_pat_'),

@@ -116,6 +116,6 @@ describe('probes of the /auth/ entry points', () => {
     });
     expect(denied.status).toBe(400);
     expect(sessionOf(denied) ?? '').toBe('');
-    expect(await denied.text()).toContain('Platform A sent no sign-in code');
+    expect(await denied.text()).toContain('GitHub sent no sign-in code');
   });
 });

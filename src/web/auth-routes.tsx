@@ -14,7 +14,7 @@ const NOTES: Record<string, string> = {
 
 /**
  * `/auth/*` (contract 6; 20 requests a minute per IP): the sign-in page, password sign-in and
- * sign-up, sign-out, and "Sign in with platform A". Every failure is the sign-in page with a message.
+ * sign-up, sign-out, and "Sign in with GitHub". Every failure is the sign-in page with a message.
  */
 export function authRoutes(deps: AppDeps) {
   const { baseUrl } = deps.config;
@@ -69,7 +69,7 @@ export function authRoutes(deps: AppDeps) {
       return c.redirect('/auth/signin?note=signedout', 303);
     })
     .get('/codehost-a/start', async (c) => {
-      // Signed in: the flow links platform A to this account (the overview page's "Link platform A").
+      // Signed in: the flow links GitHub to this account (the overview page's "Link GitHub").
       const result = await attempt(async () => deps.oauthSignIn.start(redirectUri, await signedInUser(c)));
       if (!result.ok) return landing(c, { error: result.message }, result.status);
       setOAuthStateCookie(c, result.value.state, baseUrl);

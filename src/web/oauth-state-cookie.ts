@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { OAUTH_STATE_TTL_MS } from '../services/oauth-sign-in.js';
 
 /**
- * The browser's half of "Sign in with platform A" (contract 6): the OAuth state, kept by the browser
+ * The browser's half of "Sign in with GitHub" (contract 6): the OAuth state, kept by the browser
  * that started the flow and compared with the state the callback carries. HttpOnly; SameSite=Lax, so
  * it comes back on the provider's top-level redirect to the callback; as long-lived as the state;
  * `__Host-` over https, like the session cookie.

@@ -176,7 +176,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect([known.status, unknown.status]).toEqual([429, 429]);
       const [knownText, unknownText] = [await notice(known), await notice(unknown)];
       expect(knownText).toBe(
-        'Too many sign-in attempts for this email; try again in 15 minutes, or sign in with platform A.',
+        'Too many sign-in attempts for this email; try again in 15 minutes, or sign in with GitHub.',
       );
       expect(unknownText).toBe(knownText);
       expect(known.headers.get('set-cookie')).toBeNull();
@@ -314,7 +314,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
     expect((await t.request('/auth/signin', { ip: '198.51.100.8' })).status).toBe(200);
   });
 
-  describe('Sign in with platform A', () => {
+  describe('Sign in with GitHub', () => {
     /** A browser's cookie jar, as far as these tests need one: name=value pairs, later ones win. */
     const jar = (...cookies: (string | undefined)[]) =>
       cookies.filter((c): c is string => c !== undefined && !c.endsWith('=')).join('; ');
@@ -354,7 +354,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(res.headers.get('set-cookie')).toMatch(/svc_oauth_state=;.*Max-Age=0/);
       const user = await t.db.storage.identities.findUserByIdentity('codehost-a', '4242');
       expect(user?.email).toBe('octo@example.com');
-      // The email changes on platform A; the link (by id) still finds the same user.
+      // The email changes on GitHub; the link (by id) still finds the same user.
       fake.user = { ...fake.user, emails: [{ email: 'new@example.com', primary: true, verified: true }] };
       const again = await approvedCallback();
       expect((await callback(again.path, again.stateCookie)).status).toBe(303);
@@ -400,11 +400,11 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(fake.requests.filter((r) => r === 'POST /login/oauth/access_token')).toHaveLength(1);
     });
 
-    it("does not let a password sign-up of someone else's email take over their platform A sign-in (pre-hijacking)", async () => {
+    it("does not let a password sign-up of someone else's email take over their GitHub sign-in (pre-hijacking)", async () => {
       // The attacker signs up first with the victim's address and a password of their own.
       const attackerCookie = await t.session('victim@x.test', PASSWORD);
       const squatted = await t.db.storage.accounts.findUserByEmail('victim@x.test');
-      // The victim signs in with platform A, whose verified email is that address.
+      // The victim signs in with GitHub, whose verified email is that address.
       fake.user = {
         id: 777,
         login: 'victim',
@@ -415,9 +415,9 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(res.status).toBe(409);
       expect(res.headers.get('set-cookie') ?? '').not.toMatch(/svc_session=[^;]/);
       expect(await res.text()).toContain(
-        'An account with the email of your platform A account exists already; sign in to it with its password, then link platform A',
+        'An account with the email of your GitHub account exists already; sign in to it with its password, then link GitHub',
       );
-      // No link: the victim's platform A identity opens nothing, the attacker's account holds nothing of it.
+      // No link: the victim's GitHub identity opens nothing, the attacker's account holds nothing of it.
       expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '777')).toBeNull();
       const seen = await t.request('/api/account', { headers: { cookie: attackerCookie } });
       expect(seen.status).toBe(200);
@@ -431,7 +431,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(await t.db.storage.accounts.findUserByEmail('victim@x.test')).toEqual(squatted);
     });
 
-    it('links platform A to the account signed in with its password in the same browser, and only to it', async () => {
+    it('links GitHub to the account signed in with its password in the same browser, and only to it', async () => {
       const session = await t.session('octo@example.com', PASSWORD);
       const owner = await t.db.storage.accounts.findUserByEmail('octo@example.com');
       const overview = await (await t.request('/dashboard', { headers: { cookie: session } })).text();
@@ -442,7 +442,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '4242')).toMatchObject({
         id: owner?.id,
       });
-      // From now on, a plain platform A sign-in (another browser, signed out) lands in that account,
+      // From now on, a plain GitHub sign-in (another browser, signed out) lands in that account,
       // and its password still works for its owner.
       const plain = await approvedCallback();
       const res = await callback(plain.path, plain.stateCookie);
@@ -454,7 +454,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(await t.session('octo@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
     });
 
-    it('refuses to link when the session that started it is gone, or the platform A account is linked elsewhere', async () => {
+    it('refuses to link when the session that started it is gone, or the GitHub account is linked elsewhere', async () => {
       const session = await t.session('ada@example.com', PASSWORD);
       const started = await approvedCallback(session);
       // Signed out between start and callback: the flow linked nobody and signs nobody in.
@@ -463,7 +463,7 @@ describe('sign-in, sessions and the dashboard pages', () => {
       expect(gone.status).toBe(403);
       expect(await gone.text()).toContain('You are no longer signed in to the account that started linking');
       expect(await t.db.storage.identities.findUserByIdentity('codehost-a', '4242')).toBeNull();
-      // The platform A account already belongs to another user (made by a platform A sign-in).
+      // The GitHub account already belongs to another user (made by a GitHub sign-in).
       const plain = await approvedCallback();
       expect((await callback(plain.path, plain.stateCookie)).status).toBe(303);
       const bob = await t.session('bob@example.com', PASSWORD);

@@ -12,17 +12,17 @@ import { TestRepo } from '../helpers/git-repo.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 
 /**
- * The platform A application on two `svc serve` processes sharing PostgreSQL, scans dispatched by
+ * The GitHub application on two `svc serve` processes sharing PostgreSQL, scans dispatched by
  * BullMQ on Redis: a delivery the platform sends again, landing on the other instance at the same
  * time, is scanned once, and its check run completed once.
  */
-const scaledOut = await scaleOutAvailable('platform A scale-out tests');
+const scaledOut = await scaleOutAvailable('GitHub scale-out tests');
 
 const APP_ID = '31337';
 const SECRET = 'scale-out-webhook-secret-0123';
 const KEY = fakePaymentKey(4401);
 
-describe.skipIf(!scaledOut)('the platform A application on two instances (PostgreSQL, BullMQ)', () => {
+describe.skipIf(!scaledOut)('the GitHub application on two instances (PostgreSQL, BullMQ)', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   let db: TestDatabase;
   let api: FakeCodehostA;

@@ -165,7 +165,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a 
     await shot('setup');
   });
 
-  it('signs in with platform A', async () => {
+  it('signs in with GitHub', async () => {
     fake.user = {
       id: 99,
       login: 'octo',
@@ -176,7 +176,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a 
       if (r.url().includes('/auth/codehost-a/callback')) callback = r.url();
     });
     await page.goto(`${base}/auth/signin`);
-    await page.getByRole('link', { name: 'Sign in with platform A' }).click();
+    await page.getByRole('link', { name: 'Sign in with GitHub' }).click();
     await page.waitForURL(`${base}/dashboard`);
     expect(await page.textContent('header')).toContain('octo@example.com');
     await accessible();

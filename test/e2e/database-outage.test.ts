@@ -37,7 +37,7 @@ function expectDatabaseUnavailable(samples: Sample[]) {
 }
 
 /**
- * Agent B's hook always answers 200 with no permission decision at all (Claude Code's own prompts
+ * Claude Code's hook always answers 200 with no permission decision at all (Claude Code's own prompts
  * decide), and `why` as its note when it says one.
  */
 function expectClaudeUndecided(samples: Sample[], why?: RegExp) {
@@ -50,7 +50,7 @@ function expectClaudeUndecided(samples: Sample[], why?: RegExp) {
   }
 }
 
-/** A hook always answers 200 allow (agent A's format); `why` is what it says when not checked. */
+/** A hook always answers 200 allow (Cursor's format); `why` is what it says when not checked. */
 function expectHooksAllow(samples: Sample[], why?: RegExp) {
   for (const s of samples) {
     expect(s.status).toBe(200);
@@ -212,7 +212,7 @@ describe.skipIf(await skipDialect('postgres', 'database outage test'))(
         expect(away.filter(isApi).length).toBeGreaterThan(10);
         expectDatabaseUnavailable(away.filter(isApi));
         expectHooksAllow(away.filter(isHookA), /database is unavailable/);
-        // Agent B's exact answer while the database is away: a note, no decision.
+        // Claude Code's exact answer while the database is away: a note, no decision.
         expect(away.filter(isHookB).length).toBeGreaterThan(0);
         for (const s of away.filter(isHookB)) {
           expect(JSON.parse(s.body)).toEqual({

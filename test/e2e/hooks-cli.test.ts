@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => registries.stop());
 
 describe('svc hooks config', () => {
-  it('agent A: version 1, beforeShellExecution with a curl posting stdin, --max-time 15, timeout 20', async () => {
+  it('Cursor: version 1, beforeShellExecution with a curl posting stdin, --max-time 15, timeout 20', async () => {
     const r = await runSvc([
       'hooks',
       'config',
@@ -65,7 +65,7 @@ describe('svc hooks config', () => {
     expect(command).not.toContain("'");
   });
 
-  it('agent B: a PreToolUse hook on Bash', async () => {
+  it('Claude Code: a PreToolUse hook on Bash', async () => {
     const r = await runSvc(['hooks', 'config', '--agent', 'b', '--key', KEY], {
       env: { SVC_BASE_URL: 'http://127.0.0.1:3000' },
     });
@@ -175,7 +175,7 @@ describe('svc hooks config', () => {
       }
     });
 
-    it('agent A: denies malware, allows the rest', async () => {
+    it('Cursor: denies malware, allows the rest', async () => {
       const denied = await runHook('a', {
         command: 'npm install evil-pkg',
         hook_event_name: 'beforeShellExecution',
@@ -188,7 +188,7 @@ describe('svc hooks config', () => {
       expect((await runHook('a', { command: 'ls' })).answer.permission).toBe('allow');
     });
 
-    it('agent B: its own answer format', async () => {
+    it('Claude Code: its own answer format', async () => {
       const r = await runHook('b', {
         hook_event_name: 'PreToolUse',
         tool_name: 'Bash',

@@ -93,7 +93,7 @@ describe('the service under hostile or careless clients, over real HTTP', () => 
       headers: { authorization: `Bearer ${key}`, 'x-codehosta-oidc': token },
     });
     expect(r.status).toBe(401);
-    expect(await r.json()).toEqual({ error: 'invalid platform A identity token: malformed token' });
+    expect(await r.json()).toEqual({ error: 'invalid GitHub identity token: malformed token' });
   });
 
   it('answers headers over the limit with the error envelope, and hooks with their fail-open answer', async () => {
@@ -107,7 +107,7 @@ describe('the service under hostile or careless clients, over real HTTP', () => 
     const why = 'svc: command not checked: request headers over 64 KiB';
     for (const [path, answer] of [
       ['/api/hooks/agent-a', { permission: 'allow', user_message: why, agent_message: why }],
-      // Agent B: no decision (the user's own prompts decide), the reason as a note.
+      // Claude Code: no decision (the user's own prompts decide), the reason as a note.
       ['/api/hooks/agent-b', { systemMessage: why }],
     ] as const) {
       const hook = await rawExchange(

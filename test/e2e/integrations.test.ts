@@ -44,7 +44,7 @@ async function service(options: Parameters<typeof startTestApp>[0] = {}) {
   };
 }
 
-/** Platform A's token endpoint as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN. */
+/** GitHub's token endpoint as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN. */
 async function runnerTokenEndpoint(sign: (audience: string) => Promise<string>) {
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '', 'http://x');
@@ -123,7 +123,7 @@ describe('the single executable', () => {
   });
 });
 
-describe('platform A: the action script', () => {
+describe('GitHub: the action script', () => {
   let svc: Awaited<ReturnType<typeof service>>;
   let key: string;
   let tokens: Awaited<ReturnType<typeof runnerTokenEndpoint>>;
@@ -330,7 +330,7 @@ describe('platform A: the action script', () => {
   });
 });
 
-describe('platform B: the template job', () => {
+describe('GitLab: the template job', () => {
   /** The job's script block, as GitLab runs it. */
   const templateScript = () => {
     const yaml = readFileSync(TEMPLATE, 'utf8');

@@ -26,7 +26,7 @@ import { CLI, runSvc } from '../helpers/svc-cli.js';
  * Issue 16: distinctive fake secrets are planted in repositories, hook commands, MCP documents and
  * bad requests; every entry point is driven (svc scan in every report format with a cache and
  * credential checks against a loopback fake, svc check-command, and svc serve's hooks, MCP tools,
- * dashboard scans, the platform A application's scan of a push and error paths); then every byte the product wrote (reports, the cache, the
+ * dashboard scans, the GitHub application's scan of a push and error paths); then every byte the product wrote (reports, the cache, the
  * processes' stdout and stderr, the service's log, its SQLite files, and everything under the temp
  * and home directories the processes were given) is searched for each secret, raw, base64 and
  * URL-encoded. Positive checks prove the product did see each secret, so the search is not vacuous.
@@ -73,7 +73,7 @@ const CLI_REPO = {
 };
 const CLI_KEY = privateKey('svc scan: private key', 1610);
 
-// The repository the platform A application scans after a push: its token is live (checked).
+// The repository the GitHub application scans after a push: its token is live (checked).
 const APP_REPO = {
   codehost: plant('application: code-host token in code (checked: active)', fakeCodehostToken(2401)),
   payment: plant('application: payment live key in code', fakePaymentKey(2402)),
@@ -422,7 +422,7 @@ async function driveService(): Promise<void> {
       SVC_RATE_LIMIT_SCAN_START: '1000',
       ...registries.env,
       ...providers.env,
-      // The platform A application: its API (which also checks code-host tokens) and git host.
+      // The GitHub application: its API (which also checks code-host tokens) and git host.
       SVC_APP_A_ID: '99',
       SVC_APP_A_PRIVATE_KEY: appKeys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
       SVC_APP_A_WEBHOOK_SECRET: APP_SECRET,
@@ -540,7 +540,7 @@ async function driveDashboardScan(base: string, key: string): Promise<void> {
   );
 }
 
-/** The platform A application: installed on the repository, then a push of its history. */
+/** The GitHub application: installed on the repository, then a push of its history. */
 async function driveAppScan(base: string): Promise<void> {
   const deliver = async (event: string, payload: unknown, delivery: string) => {
     const body = JSON.stringify(payload);
@@ -584,7 +584,7 @@ async function driveAppScan(base: string): Promise<void> {
   const sent = appApi.requests
     .filter((r) => r.path !== '/rate_limit')
     .map((r) => ({ ...r, headers: undefined }));
-  streams.push({ name: 'platform A API requests', bytes: Buffer.from(JSON.stringify(sent)) });
+  streams.push({ name: 'GitHub API requests', bytes: Buffer.from(JSON.stringify(sent)) });
 }
 
 /** Requests carrying a secret where none belongs: each is refused (or allowed, for a hook) without echo. */
@@ -832,7 +832,7 @@ describe('the product saw every planted secret', () => {
   });
 
   it('the hooks and MCP check_command judged the installs in the lines that carried secrets', () => {
-    // Agent B gets no decision for what svc lets through (Claude Code's own prompts decide).
+    // Claude Code gets no decision for what svc lets through (Claude Code's own prompts decide).
     const decisions = seen.hooks.map((h) =>
       h.agent === 'a'
         ? h.answer.permission
@@ -874,7 +874,7 @@ describe('the product saw every planted secret', () => {
   });
 });
 
-describe('the platform A application saw its planted secrets', () => {
+describe('the GitHub application saw its planted secrets', () => {
   it('failed the check run, the live token ACTIVE, each finding annotated by its masked value', () => {
     const run = seen.appCheckRun;
     expect(run?.conclusion).toBe('failure');
@@ -956,7 +956,7 @@ describe('every byte the product wrote', () => {
       'data/svc.db',
       'data (running)/svc.db-wal',
       'svc serve stdout+stderr (log)',
-      'platform A API requests',
+      'GitHub API requests',
     ]) {
       expect(names).toContain(expected);
     }

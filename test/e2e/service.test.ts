@@ -206,7 +206,7 @@ describe('svc serve', () => {
       svc.process.kill('SIGTERM');
       const answer = await inFlight;
       expect(answer.status).toBe(200);
-      // Let through as agent B is: no decision (the user's prompts decide), a note saying what was checked.
+      // Let through as Claude Code is: no decision (the user's prompts decide), a note saying what was checked.
       expect(await answer.json()).toEqual({ systemMessage: expect.stringMatching(/^svc: /) });
       await expect(fetch(`${svc.base}/healthz`)).rejects.toThrow();
       expect(await svc.exited).toBe(0);

@@ -26,7 +26,7 @@ export interface FakeCheckRun {
   status: string;
   conclusion: string | null;
   output: { title: string | null; summary: string | null; text: string | null };
-  /** Every annotation of every request, in order: platform A appends, it never replaces. */
+  /** Every annotation of every request, in order: GitHub appends, it never replaces. */
   annotations: unknown[];
 }
 
@@ -49,14 +49,14 @@ interface Answer {
 }
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** Platform A takes at most 50 annotations per request. */
+/** GitHub takes at most 50 annotations per request. */
 const MAX_ANNOTATIONS = 50;
-/** Platform A refuses an app JWT that lives longer than this. */
+/** GitHub refuses an app JWT that lives longer than this. */
 const MAX_JWT_LIFETIME_S = 600;
 
 /**
- * A fake platform A REST API on 127.0.0.1, real HTTP, for the service acting as an installed app: the
- * installation token exchange (the app JWT verified as platform A does) and check runs, with faults
+ * A fake GitHub REST API on 127.0.0.1, real HTTP, for the service acting as an installed app: the
+ * installation token exchange (the app JWT verified as GitHub does) and check runs, with faults
  * injected on demand. A git server in tests asks it whether an installation token is valid.
  */
 export class FakeCodehostA {
@@ -182,7 +182,7 @@ export class FakeCodehostA {
     const token = `ghs_${randomBase62(36)}`;
     const expiresAt = Date.now() + this.tokenTtlSeconds * 1000;
     this.tokens.set(token, { installationId, expiresAt });
-    // Platform A writes expires_at to the second.
+    // GitHub writes expires_at to the second.
     const expires_at = new Date(Math.floor(expiresAt / 1000) * 1000).toISOString().replace('.000Z', 'Z');
     return { status: 201, body: { token, expires_at } };
   }
@@ -193,7 +193,7 @@ export class FakeCodehostA {
         algorithms: ['RS256'],
         issuer: this.appId,
         requiredClaims: ['iat', 'exp'],
-        // iat in the future, or older than platform A's limit, is refused as platform A does.
+        // iat in the future, or older than GitHub's limit, is refused as GitHub does.
         maxTokenAge: MAX_JWT_LIFETIME_S,
       });
       return (payload.exp ?? 0) - (payload.iat ?? 0) <= MAX_JWT_LIFETIME_S;
@@ -237,7 +237,7 @@ export class FakeCodehostA {
   }
 }
 
-/** Status, conclusion and output as platform A takes them; the reason for a 422, if any. */
+/** Status, conclusion and output as GitHub takes them; the reason for a 422, if any. */
 function applyChanges(run: FakeCheckRun, body: Record<string, unknown>): string | undefined {
   if (typeof body.status === 'string') run.status = body.status;
   if (typeof body.conclusion === 'string') {
@@ -261,7 +261,7 @@ function bearer(req: IncomingMessage): string {
   return /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
 }
 
-/** Installation tokens are accepted as `Bearer` or the older `token` scheme, as platform A does. */
+/** Installation tokens are accepted as `Bearer` or the older `token` scheme, as GitHub does. */
 function installationCredential(req: IncomingMessage): string {
   return /^(?:Bearer|token) (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
 }

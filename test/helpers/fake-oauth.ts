@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** The platform A user the fake signs in: its stable id, login and email list. */
+/** The GitHub user the fake signs in: its stable id, login and email list. */
 export interface FakeOAuthUser {
   id: number;
   login: string;
@@ -18,7 +18,7 @@ interface IssuedCode {
 }
 
 /**
- * A fake platform A on loopback, real HTTP: the authorize page approves at once (redirecting to the
+ * A fake GitHub on loopback, real HTTP: the authorize page approves at once (redirecting to the
  * redirect_uri with a code and the state), the token endpoint checks the client, the code (single
  * use), the redirect URI and the PKCE verifier as the real one does, and the API serves /user and
  * /user/emails for the token it issued. It serves both SVC_OAUTH_A_URL and SVC_CODEHOST_API_URL.

@@ -11,7 +11,7 @@ import {
   SignJWT,
 } from 'jose';
 
-/** How the fake platform B API answers for one project. */
+/** How the fake GitLab API answers for one project. */
 export type ProjectBehavior =
   | 'public'
   | 'private'
@@ -73,15 +73,15 @@ export interface ApiRequest {
 }
 
 /**
- * A CI identity token issuer on 127.0.0.1, standing in for platform A (JWKS at `/.well-known/jwks`)
- * and platform B (JWKS at `/oauth/discovery/keys`), with a fake platform B project API under `/api/v4`.
+ * A CI identity token issuer on 127.0.0.1, standing in for GitHub (JWKS at `/.well-known/jwks`)
+ * and GitLab (JWKS at `/oauth/discovery/keys`), with a fake GitLab project API under `/api/v4`.
  */
 export class FakeIssuer {
   /** JWKS fetches, on either path. */
   requests = 0;
-  /** Platform B API requests. */
+  /** GitLab API requests. */
   readonly apiRequests: ApiRequest[] = [];
-  /** The token that the fake platform B API accepts as `PRIVATE-TOKEN`. */
+  /** The token that the fake GitLab API accepts as `PRIVATE-TOKEN`. */
   readonly apiToken = 'fake-codehostb-api-token';
   jwksBehavior: JwksBehavior = 'ok';
 
@@ -113,17 +113,17 @@ export class FakeIssuer {
     return this.base;
   }
 
-  /** Platform A's JWKS location. */
+  /** GitHub's JWKS location. */
   get jwksUrlA(): string {
     return `${this.base}/.well-known/jwks`;
   }
 
-  /** Platform B's JWKS location. */
+  /** GitLab's JWKS location. */
   get jwksUrlB(): string {
     return `${this.base}/oauth/discovery/keys`;
   }
 
-  /** The fake platform B API base (as `SVC_CODEHOSTB_API_URL`). */
+  /** The fake GitLab API base (as `SVC_CODEHOSTB_API_URL`). */
   get apiUrl(): string {
     return `${this.base}/api/v4`;
   }
@@ -224,7 +224,7 @@ export class FakeIssuer {
     }
   }
 
-  /** As platform B answers: private and internal projects are a 404 unless the token may see them. */
+  /** As GitLab answers: private and internal projects are a 404 unless the token may see them. */
   private serveProject(path: string, authorized: boolean, res: ServerResponse): void {
     const behavior = this.projects.get(path);
     switch (behavior) {

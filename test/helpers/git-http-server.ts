@@ -25,7 +25,7 @@ export interface GitHttpServerOptions {
    */
   niceness?: number;
   /**
-   * Whether a request's Authorization header may fetch (an installation token, as the platform A
+   * Whether a request's Authorization header may fetch (an installation token, as the GitHub
    * application sends it); a refused request answers 401 with a Basic challenge. Default: anyone.
    */
   authorize?: (authorization: string | undefined) => boolean;

@@ -32,7 +32,7 @@ export interface TestAppOptions {
   registries?: { npm: string; pypi: string; crates: string; goproxy: string; nuget: string; osv: string };
   /** More settings, as environment variables (SVC_SCAN_HOSTS, SVC_SCAN_MAX_BYTES, ...). */
   env?: Record<string, string>;
-  /** "Sign in with platform A" against this fake (its URL serves both the OAuth and the API side). */
+  /** "Sign in with GitHub" against this fake (its URL serves both the OAuth and the API side). */
   oauthA?: { url: string; clientId: string; clientSecret: string };
 }
 

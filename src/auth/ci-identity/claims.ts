@@ -3,7 +3,7 @@ import { parseRepositoryParam } from './repository-name.js';
 
 export type Visibility = 'public' | 'private' | 'internal';
 
-/** A platform A repository proven by a verified identity token. */
+/** A GitHub repository proven by a verified identity token. */
 export interface CodehostARepository {
   platform: 'a';
   /** `owner/name`, from the `repository` claim. */
@@ -11,19 +11,19 @@ export interface CodehostARepository {
   visibility: Visibility;
 }
 
-/** A platform B project proven by a verified identity token. */
+/** A GitLab project proven by a verified identity token. */
 export interface CodehostBProject {
   platform: 'b';
   /** `group/sub/project`, from the `project_path` claim. */
   repository: string;
-  /** From the `project_visibility` claim; null when the token lacks it (ask the platform B API). */
+  /** From the `project_visibility` claim; null when the token lacks it (ask the GitLab API). */
   visibility: Visibility | null;
 }
 
 export type ProvenRepository = CodehostARepository | CodehostBProject;
 
 /**
- * The repository of a verified platform A token (`repository`, `repository_visibility`). A missing or
+ * The repository of a verified GitHub token (`repository`, `repository_visibility`). A missing or
  * unrecognized visibility counts as `private`: only a token that says `public` proves a public repository.
  */
 export function repositoryFromCodehostA(claims: IdentityClaims): CodehostARepository {
@@ -33,7 +33,7 @@ export function repositoryFromCodehostA(claims: IdentityClaims): CodehostAReposi
   return { platform: 'a', repository, visibility: asVisibility(claims.repository_visibility) ?? 'private' };
 }
 
-/** The project of a verified platform B token (`project_path`, and `project_visibility` when present). */
+/** The project of a verified GitLab token (`project_path`, and `project_visibility` when present). */
 export function projectFromCodehostB(claims: IdentityClaims): CodehostBProject {
   const repository =
     typeof claims.project_path === 'string' ? parseRepositoryParam('b', claims.project_path) : null;

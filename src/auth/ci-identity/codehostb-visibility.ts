@@ -1,7 +1,7 @@
 import { asVisibility, type Visibility } from './claims.js';
 
 export interface ProjectVisibilityRequest {
-  /** The platform B API base, e.g. `https://gitlab.com/api/v4` (`SVC_CODEHOSTB_API_URL`). */
+  /** The GitLab API base, e.g. `https://gitlab.com/api/v4` (`SVC_CODEHOSTB_API_URL`). */
   apiUrl: string;
   /** Sent as `PRIVATE-TOKEN` when configured (`SVC_CODEHOSTB_TOKEN`); lets internal projects be seen. */
   token?: string | undefined;
@@ -11,7 +11,7 @@ export interface ProjectVisibilityRequest {
 }
 
 /**
- * A platform B project's visibility, for identity tokens that lack `project_visibility`.
+ * A GitLab project's visibility, for identity tokens that lack `project_visibility`.
  *
  * - 200 with a known `visibility` field: that value.
  * - 404, 401, 403: `private`. The API hides private (and, anonymously, internal) projects behind a 404,

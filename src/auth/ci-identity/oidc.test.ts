@@ -69,7 +69,7 @@ async function expectRejected(verifier: IdentityVerifier, token: string, reason:
 const signA = (options?: SignOptions) => issuer.sign(claimsA, options);
 
 describe('good tokens', () => {
-  it('platform A: the repository and its visibility', async () => {
+  it('GitHub: the repository and its visibility', async () => {
     const claims = await verifierA.verify(await signA());
     expect(claims.repository).toBe('octo/hello');
     expect(claims.aud).toBe('svc');
@@ -80,7 +80,7 @@ describe('good tokens', () => {
     });
   });
 
-  it('platform B: the project, with project_visibility when the token has it, else null', async () => {
+  it('GitLab: the project, with project_visibility when the token has it, else null', async () => {
     const withVisibility = await verifierB.verify(
       await issuer.sign({ ...claimsB, project_visibility: 'internal' }),
     );
@@ -317,7 +317,7 @@ describe('the issuer keys', () => {
 });
 
 describe('claims to repositories', () => {
-  it('platform A: a missing or malformed repository claim is refused', () => {
+  it('GitHub: a missing or malformed repository claim is refused', () => {
     for (const repository of [undefined, 42, '', 'octo', 'octo/hello/x', '../x', 'octo/he llo']) {
       expect(() => repositoryFromCodehostA({ ...claimsA, repository })).toThrow(
         expect.objectContaining({ reason: 'malformed repository claim' }),
@@ -325,7 +325,7 @@ describe('claims to repositories', () => {
     }
   });
 
-  it('platform A: only public, private and internal; anything else counts as private', () => {
+  it('GitHub: only public, private and internal; anything else counts as private', () => {
     for (const visibility of ['public', 'private', 'internal'] as const) {
       expect(repositoryFromCodehostA({ ...claimsA, repository_visibility: visibility }).visibility).toBe(
         visibility,
@@ -338,7 +338,7 @@ describe('claims to repositories', () => {
     }
   });
 
-  it('platform B: a missing or malformed project_path is refused', () => {
+  it('GitLab: a missing or malformed project_path is refused', () => {
     for (const project_path of [undefined, 7, '', 'proj', 'group//proj', 'group/proj.git']) {
       expect(() => projectFromCodehostB({ ...claimsB, project_path })).toThrow(
         expect.objectContaining({ reason: 'malformed project claim' }),
@@ -346,7 +346,7 @@ describe('claims to repositories', () => {
     }
   });
 
-  it('platform B: an unrecognized project_visibility is unknown (null), to be asked of the API', () => {
+  it('GitLab: an unrecognized project_visibility is unknown (null), to be asked of the API', () => {
     expect(projectFromCodehostB({ ...claimsB, project_visibility: 'public' }).visibility).toBe('public');
     expect(projectFromCodehostB({ ...claimsB, project_visibility: 'Public' }).visibility).toBeNull();
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRepositoryParam } from './repository-name.js';
 
-describe('parseRepositoryParam: platform A, repo=<owner>/<name>', () => {
+describe('parseRepositoryParam: GitHub, repo=<owner>/<name>', () => {
   it.each([
     ['octo/hello', 'octo/hello'],
     ['Octo-Org/hello.world_2', 'Octo-Org/hello.world_2'],
@@ -32,7 +32,7 @@ describe('parseRepositoryParam: platform A, repo=<owner>/<name>', () => {
   });
 });
 
-describe('parseRepositoryParam: platform B, codehostb_project=<group>/<project>', () => {
+describe('parseRepositoryParam: GitLab, codehostb_project=<group>/<project>', () => {
   it.each([
     ['group/project', 'group/project'],
     ['group/sub/project', 'group/sub/project'],

@@ -1,6 +1,6 @@
 /**
  * Self-reported repositories of `GET /api/action/binary` (`codehostb_project=` and `repo=`, paid plans):
- * `repo=<owner>/<name>` for platform A and `codehostb_project=<group>/<project>` for platform B.
+ * `repo=<owner>/<name>` for GitHub and `codehostb_project=<group>/<project>` for GitLab.
  *
  * The value is validated, not resolved: it names a repository by the platform's own rules, and the
  * service takes the caller's word for it (paid plans only). Surrounding white space is dropped; case is
@@ -9,14 +9,14 @@
  */
 export type RepositoryKind = 'a' | 'b';
 
-/** Platform A owners and repository names: letters, digits, `_`, `.`, `-`. */
+/** GitHub owners and repository names: letters, digits, `_`, `.`, `-`. */
 const SEGMENT_A = /^[A-Za-z0-9_.-]{1,100}$/;
 /**
- * Platform B namespace and project paths: letters, digits, `_`, `.`, `-`, never starting with `-`
+ * GitLab namespace and project paths: letters, digits, `_`, `.`, `-`, never starting with `-`
  * (the platform's own path rule).
  */
 const SEGMENT_B = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,254}$/;
-/** Platform B nests at most 20 subgroups below a top-level group, then the project. */
+/** GitLab nests at most 20 subgroups below a top-level group, then the project. */
 const MAX_SEGMENTS_B = 22;
 
 /** The normalized `owner/name` or `group/.../project`, or null when the value is missing or malformed. */
@@ -41,7 +41,7 @@ function isDotSegment(s: string): boolean {
   return s === '.' || s === '..';
 }
 
-/** Platform B refuses paths ending in `.git` or `.atom`: such a segment names no project. */
+/** GitLab refuses paths ending in `.git` or `.atom`: such a segment names no project. */
 function hasReservedSuffixB(s: string): boolean {
   const lower = s.toLowerCase();
   return lower.endsWith('.git') || lower.endsWith('.atom');

@@ -34,7 +34,7 @@ const record = (v: unknown): Record<string, unknown> =>
 export const notCheckedMessage = (why: string) => `svc: command not checked: ${why}`;
 
 /**
- * Agent A (Cursor, `beforeShellExecution`): `{command, cwd, ...}` in, `{permission, user_message,
+ * Cursor (`beforeShellExecution`): `{command, cwd, ...}` in, `{permission, user_message,
  * agent_message}` out. The spec's table: allow, deny or ask. Cursor's `allow` lets the command go on
  * to Cursor's own auto-run settings, which still decide whether the user is asked.
  */
@@ -59,7 +59,7 @@ export const agentA: AgentFormat = {
 };
 
 /**
- * Agent B (Claude Code, `PreToolUse` on Bash): `{tool_name, tool_input: {command}, ...}` in. Only a
+ * Claude Code (`PreToolUse` on Bash): `{tool_name, tool_input: {command}, ...}` in. Only a
  * risky install gets a permission decision (`deny`, or `ask` in warn mode). Everything svc lets
  * through gets none: in Claude Code `permissionDecision: "allow"` approves the command without the
  * user's own prompt, which svc must never do, so the user's permission rules and prompts decide as

@@ -7,7 +7,7 @@ const never = () => {
 };
 
 describe('hookClientConfig', () => {
-  it('gives agent A a beforeShellExecution hook and agent B a PreToolUse hook for Bash', () => {
+  it('gives Cursor a beforeShellExecution hook and Claude Code a PreToolUse hook for Bash', () => {
     const command = hookCommand('a', KEY, 'https://svc.example', false);
     expect(hookClientConfig({ agent: 'a', key: KEY, baseUrl: 'https://svc.example' }, never)).toEqual({
       version: 1,

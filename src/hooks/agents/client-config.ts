@@ -5,7 +5,7 @@
  * dashboard's setup page), so they cannot drift apart.
  */
 
-/** Agent A is Cursor (`~/.cursor/hooks.json`), agent B is Claude Code (`~/.claude/settings.json`). */
+/** Cursor is Cursor (`~/.cursor/hooks.json`), Claude Code is Claude Code (`~/.claude/settings.json`). */
 export type AgentId = 'a' | 'b';
 
 /**

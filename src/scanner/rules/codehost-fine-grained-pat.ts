@@ -5,7 +5,7 @@ import type { Rule } from './rule.js';
 // Stryker disable all: sample values, used only by the samples below
 const BODY = '11SVCSYNTH0Fixture0Pat' + '_' + 'SvcSynthetic0FineGrained0Pat0For0Scanner0Tests0Aa1Bb2Cc3Dd4';
 const PAT = 'codehost_pat' + '_' + BODY;
-/** Platform A's real prefix (contract section 1): the spec's `codehost_pat_` is its stand-in. */
+/** GitHub's real prefix (contract section 1): the spec's `codehost_pat_` is its stand-in. */
 const REAL = 'github_pat' + '_' + BODY;
 // Stryker restore all
 

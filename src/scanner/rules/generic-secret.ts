@@ -48,7 +48,7 @@ const INTERPOLATED = '#' + '{password_attribute}_digest';
  *        Kotlin, Swift, Python), so `: Type =` counts as `=`.
  * value: 16+ characters, none of them the opening quote or white space: a secret is one token, and
  *        letting spaces in turns every English phrase of 16 characters into a finding
- *        (`'codehost-token': 'Platform A token'`). One plain character-class loop
+ *        (`'codehost-token': 'GitHub token'`). One plain character-class loop
  *        per quote kind, chosen by a lookbehind on the opening quote: a loop like `(?:(?!\k<q>).)+`
  *        costs a backtracking frame per character and overflows the stack on a megabyte-long value.
  */
@@ -165,7 +165,7 @@ export const genericSecret: Rule = {
     ],
     negatives: [
       `password = "${SAME}"`,
-      `  'codehost-token': 'Platform A token: ghp_ or gho_ prefix',`,
+      `  'codehost-token': 'GitHub token: ghp_ or gho_ prefix',`,
       `  password: "${ENV_REF}"`,
       `  api_key: '${SHELL_REF}'`,
       `  secret_key = "%(django_secret_key)s"`,

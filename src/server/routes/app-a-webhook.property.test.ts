@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import { signatureOf } from '../../services/app-a/signature.js';
 
 /**
- * The platform A application's webhook on any delivery: signed bodies of every event's shape, any
+ * The GitHub application's webhook on any delivery: signed bodies of every event's shape, any
  * JSON and no JSON at all, with any headers, answer 202 or 400 (never a 5xx, never an error logged);
  * a delivery whose signature is anything but the body's answers 401 and queues nothing. The platform
  * is a closed port and no worker runs, so nothing leaves the machine.

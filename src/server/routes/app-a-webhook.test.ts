@@ -9,9 +9,9 @@ import { signatureOf } from '../../services/app-a/signature.js';
 import type { ScanWorker } from '../../services/scan-worker.js';
 
 /**
- * The platform A application end to end: signed deliveries to the real app, the real worker, git
+ * The GitHub application end to end: signed deliveries to the real app, the real worker, git
  * fetches from a real git server on loopback that takes only the installation tokens the fake
- * platform A API issued, check runs on that fake API, and credential checks against it too.
+ * GitHub API issued, check runs on that fake API, and credential checks against it too.
  */
 const APP_ID = '4242';
 const SECRET = 'whsec-test-0123456789abcdef';
@@ -391,7 +391,7 @@ describe('without the application configured', () => {
       });
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({
-        error: 'the platform A application is not configured on this service',
+        error: 'the GitHub application is not configured on this service',
       });
     } finally {
       await plain.cleanup();

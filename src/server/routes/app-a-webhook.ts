@@ -7,7 +7,7 @@ import { readBodyBytesLimited } from '../request-body.js';
 export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
 
 /**
- * `POST /api/apps/codehost-a/webhook` (contract 8): the platform A application's deliveries. The
+ * `POST /api/apps/codehost-a/webhook` (contract 8): the GitHub application's deliveries. The
  * route reads the raw body (the signature is over its bytes) and the three headers, and answers 202
  * with what became of the delivery; the service checks the signature before anything else. The
  * contract's neutral header names come first; the platform's own (`X-GitHub-*`) are read too, so
@@ -17,7 +17,7 @@ export function appWebhookRoute(deps: AppDeps) {
   return new Hono<{ Bindings: NodeBindings }>().post('/', async (c) => {
     const webhook = deps.appWebhook;
     if (webhook === undefined) {
-      return c.json({ error: 'the platform A application is not configured on this service' }, 404);
+      return c.json({ error: 'the GitHub application is not configured on this service' }, 404);
     }
     const body = await readBodyBytesLimited(c.req.raw, c.env?.incoming, MAX_DELIVERY_BYTES);
     if (body === null) return c.json({ error: 'delivery over 25 MiB' }, 413);

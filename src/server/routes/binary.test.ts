@@ -42,7 +42,7 @@ for (const dialect of DIALECTS) {
     };
 
     describe('200: the executable, counted as one CI run', () => {
-      it('for a public repository proven by a platform A token on the Free plan', async () => {
+      it('for a public repository proven by a GitHub token on the Free plan', async () => {
         const before = await usage('free@example.test');
         const r = await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': await tokenA({}) } });
         expect(r.status).toBe(200);
@@ -90,7 +90,7 @@ for (const dialect of DIALECTS) {
         );
       });
 
-      it('for a platform B project public by its claim, or by the platform B API', async () => {
+      it('for a GitLab project public by its claim, or by the GitLab API', async () => {
         t.issuerB.setProjectVisibility('group/sub/tool', 'public');
         const claimed = await t.issuerB.sign({ project_path: 'group/pub', project_visibility: 'public' });
         const asked = await t.issuerB.sign({ project_path: 'group/sub/tool' });
@@ -177,7 +177,7 @@ for (const dialect of DIALECTS) {
         ['alg none', { alg: 'none' }, /unsupported algorithm/],
         ['HS256', { alg: 'HS256' }, /unsupported algorithm/],
         ['a key not in the JWKS', { foreignKey: true }, /unknown signing key|bad signature/],
-      ])('platform A token: %s', async (_name, options, message) => {
+      ])('GitHub token: %s', async (_name, options, message) => {
         const token = await tokenA({}, options);
         await expectError(
           await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
@@ -191,11 +191,11 @@ for (const dialect of DIALECTS) {
         await expectError(
           await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
           401,
-          /invalid platform A identity token: (wrong issuer|unknown signing key|bad signature)/,
+          /invalid GitHub identity token: (wrong issuer|unknown signing key|bad signature)/,
         );
       });
 
-      it('a platform B token from the wrong issuer, or malformed', async () => {
+      it('a GitLab token from the wrong issuer, or malformed', async () => {
         const foreign = await t.issuerA.sign({ project_path: 'group/app', project_visibility: 'public' });
         for (const token of [foreign, 'not.a.jwt']) {
           await expectError(
@@ -204,7 +204,7 @@ for (const dialect of DIALECTS) {
               headers: { 'X-CodeHostB-OIDC': token },
             }),
             401,
-            /invalid platform B identity token: (wrong issuer|unknown signing key|bad signature|malformed token)/,
+            /invalid GitLab identity token: (wrong issuer|unknown signing key|bad signature|malformed token)/,
           );
         }
       });
@@ -216,13 +216,13 @@ for (const dialect of DIALECTS) {
             headers: { 'X-CodeHostA-OIDC': 'not.a.jwt' },
           }),
           401,
-          /invalid platform A identity token/,
+          /invalid GitHub identity token/,
         );
       });
     });
 
     describe('402: private repository on the Free plan', () => {
-      it.each(['private', 'internal'])('platform A %s', async (visibility) => {
+      it.each(['private', 'internal'])('GitHub %s', async (visibility) => {
         const token = await tokenA({ repository_visibility: visibility });
         await expectError(
           await t.request(PATH, { key: free, headers: { 'X-CodeHostA-OIDC': token } }),
@@ -231,7 +231,7 @@ for (const dialect of DIALECTS) {
         );
       });
 
-      it('platform B, private by the API, or unknown because the API fails', async () => {
+      it('GitLab, private by the API, or unknown because the API fails', async () => {
         t.issuerB.setProjectVisibility('group/secret', 'private').setProjectVisibility('group/down', 'error');
         for (const path of ['group/secret', 'group/down']) {
           const token = await t.issuerB.sign({ project_path: path });
@@ -240,7 +240,7 @@ for (const dialect of DIALECTS) {
         }
       });
 
-      it('prefers the platform A token over a self-reported name', async () => {
+      it('prefers the GitHub token over a self-reported name', async () => {
         const token = await tokenA({ repository_visibility: 'private' });
         const r = await t.request(`${PATH}?repo=acme/public-one`, {
           key: free,

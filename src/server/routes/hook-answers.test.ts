@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 
 /**
  * The exact answer each agent receives for each outcome, from the agents' own hook inputs
- * (test/fixtures/hooks/). Agent B (Claude Code) never receives "allow": that would approve the
+ * (test/fixtures/hooks/). Claude Code never receives "allow": that would approve the
  * command without the user's own prompt. (The database outage is test/e2e/database-outage.test.ts.)
  */
 
@@ -88,7 +88,7 @@ const HUNG =
   '- `flaky` was not fully checked: npm did not answer (out of time); the malware database did not answer (out of time)';
 const notChecked = (why: string) => `svc: command not checked: ${why}`;
 
-/** Each outcome: the call, and the exact answer of agent A (Cursor) and agent B (Claude Code). */
+/** Each outcome: the call, and the exact answer of Cursor and Claude Code. */
 const OUTCOMES: [string, (agent: 'a' | 'b') => Call, object, object][] = [
   [
     'not an install',
@@ -184,7 +184,7 @@ describe.each(['a', 'b'] as const)('agent %s: the exact answer for each outcome'
   });
 });
 
-describe('agent B: what is not a shell command', () => {
+describe('Claude Code: what is not a shell command', () => {
   it("another tool's input (a matcher wider than Bash) gets the empty answer: the user's rules decide", async () => {
     expect(await post('b', { body: JSON.stringify(claudeWriteInput) })).toEqual({});
   });

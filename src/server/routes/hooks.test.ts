@@ -61,7 +61,7 @@ const hookA = (
     { incoming: { socket: { remoteAddress: '192.0.2.50' } } },
   ).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
 
-/** Agent B's answer: a decision (deny, ask) in hookSpecificOutput, or none and perhaps a note. */
+/** Claude Code's answer: a decision (deny, ask) in hookSpecificOutput, or none and perhaps a note. */
 type ClaudeAnswer = { hookSpecificOutput?: Record<string, string>; systemMessage?: string };
 
 const hookB = (
@@ -83,7 +83,7 @@ const hookB = (
     { incoming: { socket: { remoteAddress: '192.0.2.51' } } },
   ).then(async (r) => ({ status: r.status, body: (await r.json()) as ClaudeAnswer }));
 
-describe('agent A (beforeShellExecution)', () => {
+describe('Cursor (beforeShellExecution)', () => {
   it('allows a command that is not an install at once, and stores nothing', async () => {
     const before = registries.requests.length;
     const r = await hookA('npm run install && git status');
@@ -166,7 +166,7 @@ describe('agent A (beforeShellExecution)', () => {
   });
 });
 
-describe('agent B (PreToolUse, Bash)', () => {
+describe('Claude Code (PreToolUse, Bash)', () => {
   it('answers in its own format', async () => {
     const r = await hookB('npm i evil-pkg');
     expect(r.body).toEqual({
@@ -293,7 +293,7 @@ describe('never in the way: every failure allows the command', () => {
   });
 });
 
-/** One agent B call with a raw body and headers, as Claude Code's hook would send it (or fail to). */
+/** One Claude Code call with a raw body and headers, as Claude Code's hook would send it (or fail to). */
 const rawB = (app: TestApp['app'], body: string, headers: Record<string, string>) =>
   req(
     app,
@@ -307,7 +307,7 @@ const rawB = (app: TestApp['app'], body: string, headers: Record<string, string>
 const bashInput = (command: string) =>
   JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
 
-describe('agent B never in the way: each failure answers no decision, with the reason as a note', () => {
+describe('Claude Code never in the way: each failure answers no decision, with the reason as a note', () => {
   const json = { 'content-type': 'application/json' };
   it.each<[string, () => Promise<{ status: number; body: ClaudeAnswer }>, RegExp]>([
     [
@@ -405,7 +405,7 @@ describe('at most 10 packages a command, through the endpoint, for both agents',
     .join(', ');
   const expected = `svc: checked ${firstTen}: nothing risky found\n- 2 more packages: not checked: at most 10 packages are checked per command`;
 
-  it('agent A', async () => {
+  it('Cursor', async () => {
     const before = registries.requests.length;
     const r = await hookA(line);
     expect(r.body).toMatchObject({ permission: 'allow', user_message: expected, agent_message: expected });
@@ -413,7 +413,7 @@ describe('at most 10 packages a command, through the endpoint, for both agents',
     expect(asked.some((p) => p.includes('cap-pkg-11') || p.includes('evil-pkg'))).toBe(false);
   });
 
-  it('agent B', async () => {
+  it('Claude Code', async () => {
     const r = await hookB(line);
     expect(r.body).toEqual({ systemMessage: expected });
   });

@@ -22,7 +22,7 @@ type HookBindings = { incoming?: unknown };
 /**
  * POST /api/hooks/agent-a and /api/hooks/agent-b (README: "Guarding coding agents"). Never in the way:
  * every failure (a wrong key, a malformed or oversized body, a rate limit, an error of ours) answers
- * the agent's fail-open answer (agent A: allow; agent B: no decision at all), with a message saying
+ * the agent's fail-open answer (Cursor: allow; Claude Code: no decision at all), with a message saying
  * the command was not checked and why.
  */
 export function hooksRoute(deps: AppDeps) {

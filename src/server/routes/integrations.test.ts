@@ -20,7 +20,7 @@ describe('CI files served by the service, with its own URL', () => {
   });
   afterAll(() => t.cleanup());
 
-  it('serves the platform B template at the include URL the docs give, without credentials', async () => {
+  it('serves the GitLab template at the include URL the docs give, without credentials', async () => {
     const r = await t.request('/integrations/gitlab/svc-secret-scan.gitlab-ci.yml');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/yaml/);
@@ -37,7 +37,7 @@ describe('CI files served by the service, with its own URL', () => {
     ).toEqual(template.replaceAll('https://<your svc service>', 'https://svc.example.test').split('\n'));
   });
 
-  it('serves the platform A workflow with the identity-token permission and this base URL', async () => {
+  it('serves the GitHub workflow with the identity-token permission and this base URL', async () => {
     const r = await t.request('/integrations/github/secrets.yml');
     expect(r.status).toBe(200);
     const workflow = await r.text();

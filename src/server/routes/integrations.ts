@@ -8,12 +8,12 @@ import {
 } from '../../services/ci-setup.js';
 import type { AppDeps } from '../deps.js';
 
-/** The generated platform B template, shipped with the package (npm run build:integrations). */
+/** The generated GitLab template, shipped with the package (npm run build:integrations). */
 const TEMPLATE_FILE = new URL('../../../integrations/gitlab/svc-secret-scan.gitlab-ci.yml', import.meta.url);
 
 /**
  * The CI files a user includes from the service itself, with its base URL filled in. Public, like any
- * CI template: platform B fetches an `include: remote:` without credentials.
+ * CI template: GitLab fetches an `include: remote:` without credentials.
  */
 export function integrationsRoute(deps: AppDeps) {
   let template: Promise<string> | undefined;

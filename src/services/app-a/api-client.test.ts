@@ -44,7 +44,7 @@ async function failure(promise: Promise<unknown>): Promise<AppApiError> {
   return outcome as AppApiError;
 }
 
-describe('the platform A app API client', () => {
+describe('the GitHub app API client', () => {
   let fake: FakeCodehostA;
   beforeEach(async () => {
     fake = await FakeCodehostA.start({ appId: APP_ID, publicKey: keys.publicKey });
@@ -153,7 +153,7 @@ describe('the platform A app API client', () => {
     await client.updateCheckRun(7, repo, id, { conclusion: 'failure', output: output(51, 2) });
     const error = await failure(client.updateCheckRun(7, repo, id, { output: output(100, 51) }));
     expect(error.status).toBe(422);
-    expect(error.message).toBe('platform A API: update check run answered 422');
+    expect(error.message).toBe('GitHub API: update check run answered 422');
     expect(checkRunCalls().map((r) => [r.method, r.status])).toEqual([
       ['POST', 201],
       ['PATCH', 200],
@@ -193,7 +193,7 @@ describe('the platform A app API client', () => {
     fake.failNext(2, 401, { path: /check-runs/ });
     const error = await failure(client.createCheckRun(7, repo, run));
     expect(error.status).toBe(401);
-    expect(error.message).toBe('platform A API: create check run answered 401');
+    expect(error.message).toBe('GitHub API: create check run answered 401');
     expect(exchanges()).toHaveLength(2);
     expect(checkRunCalls().map((r) => r.status)).toEqual([401, 401]);
   });
@@ -238,7 +238,7 @@ describe('the platform A app API client', () => {
     fake.failNext(4, 502, { path: /check-runs/ });
     const error = await failure(client.createCheckRun(7, repo, run));
     expect(error.status).toBe(502);
-    expect(error.message).toBe('platform A API: create check run answered 502');
+    expect(error.message).toBe('GitHub API: create check run answered 502');
     expect(checkRunCalls().map((r) => r.status)).toEqual([502, 502, 502]);
   });
 
@@ -259,7 +259,7 @@ describe('the platform A app API client', () => {
       const started = Date.now();
       const error = await failure(client.installationToken(7));
       expect(error.status).toBeNull();
-      expect(error.message).toBe('platform A API: create installation token did not answer within 200 ms');
+      expect(error.message).toBe('GitHub API: create installation token did not answer within 200 ms');
       expect(silent.received).toHaveLength(2);
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
@@ -274,7 +274,7 @@ describe('the platform A app API client', () => {
       const controller = new AbortController();
       silent.server.on('request', () => controller.abort());
       const error = await failure(client.installationToken(7, controller.signal));
-      expect(error.message).toBe('platform A API: create installation token was stopped');
+      expect(error.message).toBe('GitHub API: create installation token was stopped');
       expect(silent.received).toHaveLength(1);
     } finally {
       await stopServer(silent.server);
@@ -289,7 +289,7 @@ describe('the platform A app API client', () => {
     await vi.waitFor(() => expect(checkRunCalls()).toHaveLength(1));
     controller.abort();
     const error = await pending;
-    expect(error.message).toBe('platform A API: create check run was stopped');
+    expect(error.message).toBe('GitHub API: create check run was stopped');
     expect(error.status).toBeNull();
 
     const before = fake.requests.length;
@@ -314,7 +314,7 @@ describe('the platform A app API client', () => {
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const error = await failure(api({ privateKey: other.privateKey }).installationToken(7));
     expect(error.status).toBe(401);
-    expect(error.message).toBe('platform A API: create installation token answered 401');
+    expect(error.message).toBe('GitHub API: create installation token answered 401');
     expect(exchanges().map((r) => r.status)).toEqual([401]);
   });
 
@@ -344,7 +344,7 @@ describe('the platform A app API client', () => {
     const issued = fake.requests.map((r) => r.authorization?.replace(/^Bearer /, '') ?? '').filter(Boolean);
     for (const error of errors) {
       const said = `${error.message}\n${String(error)}`;
-      expect(error.message).toMatch(/^platform A API: [^\n]+$/);
+      expect(error.message).toMatch(/^GitHub API: [^\n]+$/);
       expect(said).not.toContain('ghs_');
       expect(said).not.toContain('eyJ');
       expect(said).not.toContain(token);
@@ -360,7 +360,7 @@ describe('readAppPrivateKey', () => {
   const samePrivateKey = (read: ReturnType<typeof readAppPrivateKey>) =>
     expect(read.export({ type: 'pkcs8', format: 'pem' })).toBe(pkcs8);
 
-  it('reads a PKCS#8 PEM, a PKCS#1 PEM as platform A issues it, and one with its newlines written out', () => {
+  it('reads a PKCS#8 PEM, a PKCS#1 PEM as GitHub issues it, and one with its newlines written out', () => {
     expect(pkcs1).toContain('BEGIN RSA PRIVATE KEY');
     samePrivateKey(readAppPrivateKey(pkcs8));
     samePrivateKey(readAppPrivateKey(pkcs1));
@@ -394,7 +394,7 @@ describe('readAppPrivateKey', () => {
       } catch (e) {
         message = (e as Error).message;
       }
-      expect(message).toMatch(/^the platform A app private key [^\n]+$/);
+      expect(message).toMatch(/^the GitHub app private key [^\n]+$/);
       expect(message).not.toContain(piece);
     }
   });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { SignJWT } from 'jose';
 
 /**
- * The service as an installed platform A application: app JWTs, installation tokens (cached, shared by
+ * The service as an installed GitHub application: app JWTs, installation tokens (cached, shared by
  * concurrent callers) and the check-run calls, with the retry rules of one job. Only the HTTP exchanges;
  * what a check run says is decided by the caller.
  */
@@ -80,7 +80,7 @@ export interface AppApi {
 }
 
 /**
- * A failure of a platform A call, one line naming the operation and the status (null when no answer
+ * A failure of a GitHub call, one line naming the operation and the status (null when no answer
  * came). Never a token, the JWT, the key or a response body: these messages end up in logs.
  */
 export class AppApiError extends Error {
@@ -100,7 +100,7 @@ const DEFAULT_BASE_MS = 1000;
 const DEFAULT_MAX_MS = 30_000;
 /** A token this close to its expiry is not handed out: a clone or a job may run for minutes with it. */
 const RENEW_BEFORE_MS = 5 * 60_000;
-/** Platform A refuses an app JWT whose exp is more than 10 minutes after its iat; iat is backdated for drift. */
+/** GitHub refuses an app JWT whose exp is more than 10 minutes after its iat; iat is backdated for drift. */
 const JWT_BACKDATE_S = 60;
 const JWT_LIFETIME_S = 9 * 60;
 const TOKEN_OPERATION = 'create installation token';
@@ -281,7 +281,7 @@ export function createAppApi(options: AppApiOptions): AppApi {
       );
       const id = (json as { id?: unknown } | null)?.id;
       if (typeof id !== 'number') {
-        throw new AppApiError(`platform A API: create check run answered ${status} without an id`, status);
+        throw new AppApiError(`GitHub API: create check run answered ${status} without an id`, status);
       }
       return { id };
     },
@@ -297,7 +297,7 @@ export function createAppApi(options: AppApiOptions): AppApi {
 }
 
 /**
- * The app's private key from a PEM (PKCS#1 as platform A issues it, or PKCS#8) or the path of a PEM
+ * The app's private key from a PEM (PKCS#1 as GitHub issues it, or PKCS#8) or the path of a PEM
  * file. The messages never repeat the value: it may be the key itself, mangled.
  */
 export function readAppPrivateKey(value: string): KeyObject {
@@ -306,9 +306,9 @@ export function readAppPrivateKey(value: string): KeyObject {
   try {
     key = createPrivateKey(pem);
   } catch {
-    throw new Error('the platform A app private key is not a readable PEM private key');
+    throw new Error('the GitHub app private key is not a readable PEM private key');
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new Error('the platform A app private key is not an RSA key');
+  if (key.asymmetricKeyType !== 'rsa') throw new Error('the GitHub app private key is not an RSA key');
   return key;
 }
 
@@ -327,7 +327,7 @@ function readKeyFile(path: string): string {
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     const why = typeof code === 'string' ? ` (${code})` : '';
-    throw new Error(`the platform A app private key is neither a PEM nor a readable file${why}`);
+    throw new Error(`the GitHub app private key is neither a PEM nor a readable file${why}`);
   }
 }
 
@@ -363,7 +363,7 @@ async function readJson(operation: string, response: Response): Promise<unknown>
     return JSON.parse(text);
   } catch {
     throw new AppApiError(
-      `platform A API: ${operation} answered ${response.status} with a body that is not JSON`,
+      `GitHub API: ${operation} answered ${response.status} with a body that is not JSON`,
       response.status,
     );
   }
@@ -373,7 +373,7 @@ function parseIssuedToken(status: number, json: unknown): CachedToken {
   const { token, expires_at } = (json ?? {}) as { token?: unknown; expires_at?: unknown };
   const expiresAt = typeof expires_at === 'string' ? Date.parse(expires_at) : Number.NaN;
   if (typeof token !== 'string' || token === '' || Number.isNaN(expiresAt)) {
-    throw new AppApiError(`platform A API: ${TOKEN_OPERATION} answered ${status} without a token`, status);
+    throw new AppApiError(`GitHub API: ${TOKEN_OPERATION} answered ${status} without a token`, status);
   }
   return { token, expiresAt };
 }
@@ -414,18 +414,18 @@ function pause(ms: number, operation: string, signal?: AbortSignal): Promise<voi
 }
 
 function answered(operation: string, status: number): AppApiError {
-  return new AppApiError(`platform A API: ${operation} answered ${status}`, status);
+  return new AppApiError(`GitHub API: ${operation} answered ${status}`, status);
 }
 
 function stopped(operation: string, signal: AbortSignal): AppApiError {
-  return new AppApiError(`platform A API: ${operation} was stopped`, null, { cause: signal.reason });
+  return new AppApiError(`GitHub API: ${operation} was stopped`, null, { cause: signal.reason });
 }
 
 /** A network failure in words, from its error code only (a message might quote a URL or a header). */
 function noAnswer(operation: string, e: unknown, timedOut: boolean, timeoutMs: number): AppApiError {
   if (timedOut)
-    return new AppApiError(`platform A API: ${operation} did not answer within ${timeoutMs} ms`, null);
+    return new AppApiError(`GitHub API: ${operation} did not answer within ${timeoutMs} ms`, null);
   const code = (e as { cause?: { code?: unknown } })?.cause?.code;
   const why = typeof code === 'string' ? ` (${code})` : '';
-  return new AppApiError(`platform A API: ${operation} could not be reached${why}`, null);
+  return new AppApiError(`GitHub API: ${operation} could not be reached${why}`, null);
 }

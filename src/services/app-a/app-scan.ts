@@ -31,7 +31,7 @@ export interface AppScanContext {
   recordCheckRun: (checkRunId: string) => Promise<boolean>;
 }
 
-/** The worker's side of the platform A application: run one job, or report one that failed. */
+/** The worker's side of the GitHub application: run one job, or report one that failed. */
 export interface AppScanRunner {
   run(job: ScanJob, context: AppScanContext): Promise<ScanOutcome>;
   /** The scan could not be done (the reason is safe to show): its check run says so, neutrally. */

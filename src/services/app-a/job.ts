@@ -4,7 +4,7 @@ const SHA = /^[0-9a-f]{40}$/;
 const sha = z.string().regex(SHA);
 
 /**
- * What one platform A application scan is of, as the webhook records it in the scan's row (JSON):
+ * What one GitHub application scan is of, as the webhook records it in the scan's row (JSON):
  * the commits reachable from `head` and from none of `exclude` (the push's previous tip, the pull
  * request's base), with the default branch also excluded when the scanned ref is another branch, so
  * commits already on it are not scanned again. The check run goes on `head`.

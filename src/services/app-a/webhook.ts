@@ -73,7 +73,7 @@ const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
 const SCANNED_PULL_REQUEST_ACTIONS = new Set(['opened', 'synchronize', 'reopened']);
 
 /**
- * The platform A application's webhook (contract 8). A delivery is believed only with a valid
+ * The GitHub application's webhook (contract 8). A delivery is believed only with a valid
  * signature; then installations update the list of installed repositories, and a push or pull request
  * of an installed repository becomes a scan job, at most one per delivery id. Nothing slow happens
  * here: the platform wants its answer within seconds, and the scan runs in the queue.

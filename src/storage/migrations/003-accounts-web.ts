@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * Sign-in and the dashboard: a password hash on users (null for users who sign in only through
- * platform A or were made by an operator), external identities, server-side sessions, the OAuth
+ * GitHub or were made by an operator), external identities, server-side sessions, the OAuth
  * states in flight, a team member's role, and who last set a team's hook mode.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

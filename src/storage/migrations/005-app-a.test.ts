@@ -12,7 +12,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('migration 005 (the platform A application) on a SQLite database that has scans', () => {
+describe('migration 005 (the GitHub application) on a SQLite database that has scans', () => {
   it('rebuilds the scans table without losing a row, and its queue still works', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-migrate-'));
     dirs.push(dir);

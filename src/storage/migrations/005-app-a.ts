@@ -1,7 +1,7 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 
 /**
- * The platform A application: the repositories it is installed on, and its scans. Its scans are jobs
+ * The GitHub application: the repositories it is installed on, and its scans. Its scans are jobs
  * in the same queue as dashboard scans (one worker, one lease, one fence), so a scan row may now
  * belong to no user; `app_job` holds what the scan is of (installation, repository, commits),
  * `delivery_id` the webhook delivery that asked for it (unique: a delivery seen before is not scanned

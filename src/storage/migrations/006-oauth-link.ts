@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * "Sign in with platform A" started by a signed-in user links the platform A account to theirs
+ * "Sign in with GitHub" started by a signed-in user links the GitHub account to theirs
  * (contract 6: a matching email alone never links). The state row remembers whose session started
  * the flow; null for a plain sign-in. A user deleted meanwhile takes their flows with them.
  */

@@ -3,7 +3,7 @@ import { MIN_PASSWORD_LENGTH } from '../../services/sign-in.js';
 import { Layout, Notice } from '../layout.js';
 
 export interface LandingProps {
-  /** Whether "Sign in with platform A" is configured. */
+  /** Whether "Sign in with GitHub" is configured. */
   oauthA: boolean;
   error?: string;
   info?: string;
@@ -13,7 +13,7 @@ export interface LandingProps {
   form?: 'signin' | 'signup';
 }
 
-/** Sign in, sign up, or sign in with platform A: all plain forms and links. */
+/** Sign in, sign up, or sign in with GitHub: all plain forms and links. */
 export function LandingPage(props: LandingProps) {
   const emailFor = (form: 'signin' | 'signup') => (props.form === form ? props.email : undefined);
   return (
@@ -28,7 +28,7 @@ export function LandingPage(props: LandingProps) {
             <>
               <p class="or">or</p>
               <a class="button secondary" href="/auth/codehost-a/start">
-                Sign in with platform A
+                Sign in with GitHub
               </a>
             </>
           ) : null}

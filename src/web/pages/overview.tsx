@@ -33,8 +33,8 @@ export function OverviewPage(props: { overview: Overview; linkA?: boolean }) {
       </div>
       {props.linkA ? (
         <p class="muted">
-          Sign in with platform A as well: <a href="/auth/codehost-a/start">link your platform A account</a>{' '}
-          to this one (an account is never linked by its email alone).
+          Sign in with GitHub as well: <a href="/auth/codehost-a/start">link your GitHub account</a> to this
+          one (an account is never linked by its email alone).
         </p>
       ) : null}
       <section class="card" aria-labelledby="verdicts-title">

@@ -18,8 +18,8 @@ export function SetupPage(props: SetupProps) {
         Each snippet names this service. Where you see <code>{placeholder}</code>, put an API key from{' '}
         <a href="/dashboard/keys">API keys</a>; in CI, store it as the secret <code>SVC_API_KEY</code>.
       </p>
-      <CopyBlock id="codehost-a" title="Platform A workflow" text={props.codehostAWorkflow} />
-      <CopyBlock id="codehost-b" title="Platform B include" text={props.codehostBInclude} />
+      <CopyBlock id="codehost-a" title="GitHub workflow" text={props.codehostAWorkflow} />
+      <CopyBlock id="codehost-b" title="GitLab include" text={props.codehostBInclude} />
       {(['a', 'b'] as const).map((agent) => (
         <CopyBlock
           id={`agent-${agent}`}
