@@ -114,9 +114,10 @@ describe('svc scan --cache', () => {
     const keys = JSON.parse(flipped.cached.stdout).findings.filter(
       (f: { path: string }) => f.path === 'deploy/keys.env',
     );
+    // ACTIVE first: the credential still working is the first to rotate.
     expect(
       keys.map((f: { ruleId: string; verification: string }) => `${f.ruleId} ${f.verification}`),
-    ).toEqual(['codehost-token revoked', 'payment-live-key active']);
+    ).toEqual(['payment-live-key active', 'codehost-token revoked']);
   });
 
   it('lists only the new commits while every commit a ref pointed at stays reachable', async () => {
