@@ -181,13 +181,14 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a 
     expect(await page.textContent('header')).toContain('octo@example.com');
     await accessible();
     await shot('oauth-signed-in');
-    // The same callback again (a replayed code and state) in a fresh browser: refused, not signed in.
+    // The same callback again (a replayed code and state) in a fresh browser: refused, since this
+    // browser did not start the flow (login CSRF), and nobody is signed in.
     const other = await browser.newContext();
     try {
       const replay = await other.newPage();
       const res = await replay.goto(callback);
-      expect(res?.status()).toBe(400);
-      expect(await replay.getByRole('alert').textContent()).toContain('unknown, expired or already used');
+      expect(res?.status()).toBe(403);
+      expect(await replay.getByRole('alert').textContent()).toContain('not started in this browser');
       expect(await other.cookies()).toEqual([]);
     } finally {
       await other.close();
