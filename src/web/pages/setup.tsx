@@ -23,7 +23,7 @@ export function SetupPage(props: SetupProps) {
       {(['a', 'b'] as const).map((agent) => (
         <CopyBlock
           id={`agent-${agent}`}
-          title={`Agent ${agent.toUpperCase()} hook`}
+          title={agent === 'a' ? 'Cursor hook' : 'Claude Code hook'}
           note={
             <p class="muted">
               Merge into <code>{props.hooks[agent].file}</code>.
