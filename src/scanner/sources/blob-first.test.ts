@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveChildren } from '../../../test/helpers/child-processes.js';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
 import { fakeCodehostToken } from '../../../test/helpers/fake-secrets.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
@@ -83,6 +84,25 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       expect(diff.findings.length).toBeGreaterThanOrEqual(2);
     } finally {
       big.cleanup();
+    }
+  });
+});
+
+describe('an exception in a callback the scan runs while git is reading', () => {
+  it('rejects the scan with it and leaves no git running, reading blobs or diffs', async () => {
+    for (const method of ['blob-first', 'diff'] as const) {
+      const failure = new Error('progress failed');
+      // The last commit done is reported from git's diff pass (blob-first sends the commits with
+      // findings there), inside the handler of git's output or of its exit.
+      const scan = scanRepository({
+        path: repo.dir,
+        method,
+        onProgress: (done, total) => {
+          if (done === total) throw failure;
+        },
+      });
+      await expect(scan).rejects.toBe(failure);
+      expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
     }
   });
 });

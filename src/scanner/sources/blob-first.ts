@@ -46,18 +46,23 @@ export async function scanCommitsBlobFirst(
   const stream = await BlobStream.open(options.git, gate.sink());
   const requests = new PathOrderedRequests(stream);
   const records: CommitRecord[] = [];
-  await listTreeChanges(
-    options.git,
-    commits.reversed(),
-    (sha, changes) => {
-      const { record, introduced } = blobs.record(sha, changes, requests);
-      records.push(record);
-      for (const index of introduced) gate.introduced(index);
-      if (requests.held >= REQUEST_BATCH) requests.flush();
-    },
-    (sha) => commitsToDiff.push(sha),
-  );
-  requests.flush();
+  try {
+    await listTreeChanges(
+      options.git,
+      commits.reversed(),
+      (sha, changes) => {
+        const { record, introduced } = blobs.record(sha, changes, requests);
+        records.push(record);
+        for (const index of introduced) gate.introduced(index);
+        if (requests.held >= REQUEST_BATCH) requests.flush();
+      },
+      (sha) => commitsToDiff.push(sha),
+    );
+    requests.flush();
+  } catch (e) {
+    stream.abort(); // else `cat-file` waits for requests and keeps the process alive
+    throw e;
+  }
   await stream.finish();
   gate.flush();
 

@@ -1,6 +1,13 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { BOUNDED_PACK_MEMORY, type GitRunner, spawnFailure, spawnGit, spawnGitInto } from './git.js';
+import {
+  BOUNDED_PACK_MEMORY,
+  type GitRunner,
+  HandlerGuard,
+  spawnFailure,
+  spawnGit,
+  spawnGitInto,
+} from './git.js';
 import { type OutputSocket, openOutputSocket } from './output-socket.js';
 
 /**
@@ -28,6 +35,9 @@ const NL = 0x0a;
 export class BlobStream {
   private readonly child: ChildProcessByStdio<Writable, Readable | null, Readable>;
   private readonly done: Promise<void>;
+  /** The sink runs inside our reads: one that throws ends git, and finish() rejects with it. */
+  private readonly guard: HandlerGuard;
+  private readonly reader: OutputSocket['reader'] | undefined;
   private header = '';
   /** Bytes of the current object's content still to come, then its trailing newline. */
   private remaining = -1;
@@ -41,7 +51,7 @@ export class BlobStream {
    */
   static async open(git: GitRunner, sink: BlobSink): Promise<BlobStream> {
     let stream: BlobStream | undefined;
-    const output = await openOutputSocket((chunk) => stream!.push(chunk));
+    const output = await openOutputSocket((chunk) => stream!.receive(chunk));
     stream = new BlobStream(git, sink, output);
     return stream;
   }
@@ -56,9 +66,11 @@ export class BlobStream {
     // that order: 8 MB as fast as 96 MB (1.5 s on a 24,000-commit history, 2.2 s on 39,000), and
     // 100 MB resident instead of 190 MB.
     const args = [...BOUNDED_PACK_MEMORY, '-c', 'core.deltaBaseCacheLimit=8m', 'cat-file', '--batch'];
+    this.guard = new HandlerGuard(() => this.abort());
+    this.reader = output?.reader;
     if (output === null) {
       const child = spawnGit(git, args);
-      child.stdout.on('data', (chunk: Buffer) => this.push(chunk));
+      child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
       this.child = child;
     } else {
       this.child = spawnGitInto(git, args, output.writer);
@@ -75,6 +87,7 @@ export class BlobStream {
       this.child.on('close', resolve);
     });
     this.done = Promise.all([exited, output?.ended]).then(([code]) => {
+      if (this.guard.failed) throw this.guard.error;
       if (code === 0 && this.remaining === -1 && this.header === '') return;
       throw new Error(`git cat-file --batch stopped (exit ${code})`);
     });
@@ -89,6 +102,20 @@ export class BlobStream {
   finish(): Promise<void> {
     this.child.stdin.end();
     return this.done;
+  }
+
+  /**
+   * Ends git and our end of its output at once (the scan failed elsewhere): a `cat-file` left
+   * waiting for requests would keep the process alive after the scan has given up.
+   */
+  abort(): void {
+    this.child.kill('SIGKILL');
+    this.reader?.destroy();
+    this.done.catch(() => {}); // nobody awaits an aborted stream
+  }
+
+  private receive(chunk: Buffer): void {
+    this.guard.run(() => this.push(chunk));
   }
 
   private push(chunk: Buffer): void {

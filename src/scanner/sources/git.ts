@@ -88,6 +88,38 @@ function spawnOptions(git: GitRunner, stdout: 'pipe' | Socket): SpawnOptions {
   };
 }
 
+/**
+ * Runs a child's output handlers so that one that throws ends the child, and keeps the exception for
+ * the caller to reject with. Thrown from a stream's 'data' handler it would be uncaught: the process
+ * would die with a stack trace (exit 1, the "failing findings" code) or, under a host that catches
+ * uncaught exceptions (a test runner, a service), the scan's promise would never settle.
+ */
+export class HandlerGuard {
+  private failure: { error: unknown } | null = null;
+
+  constructor(private readonly end: () => void) {}
+
+  /** Runs `step` unless an earlier one failed; a throw ends the child. */
+  run(step: () => void): void {
+    if (this.failure !== null) return;
+    try {
+      step();
+    } catch (error) {
+      this.failure = { error };
+      this.end();
+    }
+  }
+
+  /** Whether a step threw; `error` is then what it threw. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
+  get error(): unknown {
+    return this.failure?.error;
+  }
+}
+
 /** Runs a short git command to completion and collects its output. */
 export function runGit(git: GitRunner, args: readonly string[], input?: Buffer | string): Promise<GitResult> {
   return new Promise((resolve, reject) => {

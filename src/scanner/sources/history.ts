@@ -5,6 +5,7 @@ import {
   BOUNDED_PACK_MEMORY,
   firstLine,
   type GitRunner,
+  HandlerGuard,
   isOneInputLine,
   runGit,
   spawnFailure,
@@ -133,8 +134,25 @@ export async function scanCommitsByDiff(
     paths === undefined || !paths.every(isOneInputLine)
       ? undefined
       : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`);
-  await Promise.all(parts.map((part) => scanPart(options, part, unreadable, onCommitDone, limit)));
+  // When one part fails, the others stop too: the scan has failed.
+  const running = new RunningGits();
+  await Promise.all(
+    parts.map((part) => scanPart(options, part, unreadable, onCommitDone, limit, running)),
+  ).catch((e: unknown) => {
+    running.stopAll();
+    throw e;
+  });
   return unreadable;
+}
+
+/** The `git log` processes of one diff pass, so that a failure in one part ends the others. */
+class RunningGits {
+  stopped = false;
+  readonly ends = new Set<() => void>();
+  stopAll(): void {
+    this.stopped = true;
+    for (const end of this.ends) end();
+  }
 }
 
 /** A part of the history: the commits reachable from `tips` and from none of `exclude`. */
@@ -199,11 +217,12 @@ async function scanPart(
   unreadable: string[],
   onCommitDone: () => void,
   limit: Buffer | undefined,
+  running: RunningGits,
 ): Promise<void> {
   let start = 0;
-  while (start < part.length) {
+  while (start < part.length && !running.stopped) {
     const stdin = limit === undefined ? part.from(start) : Buffer.concat([part.from(start), limit]);
-    const run = await runLog(options, ['--stdin'], stdin, onCommitDone);
+    const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running);
     if (run.ok) return;
     // git prints a commit's header only after its rename detection has read blobs, so the failing
     // commit is either the last one whose header we saw or the one after it: try each alone.
@@ -212,7 +231,7 @@ async function scanPart(
     let next = candidates[candidates.length - 1]! + 1;
     for (const index of candidates) {
       if (index >= part.length) break;
-      const single = await runLog(options, [part.at(index)], undefined, () => {});
+      const single = await runLog(options, [part.at(index)], undefined, () => {}, running);
       if (!single.ok) {
         unreadable.push(part.at(index));
         next = index + 1;
@@ -233,6 +252,7 @@ function runLog(
   revisions: string[],
   stdin: Buffer | undefined,
   onCommitDone: () => void,
+  running: RunningGits,
 ): Promise<LogRun> {
   return new Promise((resolve, reject) => {
     const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
@@ -241,13 +261,21 @@ function runLog(
       if (parser.commitsSeen > 1) onCommitDone();
     });
     const child = spawnGit(options.git, [...LOG_ARGS, ...revisions]);
-    child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
+    // The sink and onCommitDone run inside the parser: one that throws ends git and rejects the run.
+    const end = () => child.kill('SIGKILL');
+    const guard = new HandlerGuard(end);
+    running.ends.add(end);
+    child.stdout.on('data', (chunk: Buffer) => guard.run(() => parser.push(chunk)));
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(options.git, e)));
     child.on('close', (code) => {
-      parser.end();
-      if (code === 0 && parser.commitsSeen > 0) onCommitDone();
-      resolve({ ok: code === 0, commitsSeen: parser.commitsSeen });
+      running.ends.delete(end);
+      guard.run(() => {
+        parser.end();
+        if (code === 0 && parser.commitsSeen > 0) onCommitDone();
+      });
+      if (guard.failed) reject(guard.error);
+      else resolve({ ok: code === 0, commitsSeen: parser.commitsSeen });
     });
     child.stdin.on('error', () => {}); // git died early; its exit code says so.
     child.stdin.end(stdin);

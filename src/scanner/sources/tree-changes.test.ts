@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { liveChildren } from '../../../test/helpers/child-processes.js';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { renderReport } from '../report/index.js';
@@ -92,5 +93,28 @@ describe('listTreeChanges in processes of a few commits', () => {
         scanRepository({ path, method }).then((r) => renderReport(r, 'json', { toolVersion: 'test' }));
       expect(await report('blob-first')).toBe(await report('diff'));
     }
+  });
+});
+
+describe('an exception in the per-commit callback', () => {
+  it('rejects the listing with it, hands on no later commit and leaves no git running', async () => {
+    const git = { binary: 'git', repo: repo.dir };
+    const { list } = await listCommits(git);
+    const failure = new Error('the callback failed');
+    let calls = 0;
+    // The fourth commit is in the listing's second process (3 commits each).
+    const listed = listTreeChanges(
+      git,
+      list,
+      () => {
+        if (++calls === 4) throw failure;
+      },
+      () => {},
+      'combined',
+      3,
+    );
+    await expect(listed).rejects.toBe(failure);
+    expect(calls).toBe(4);
+    expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { BOUNDED_PACK_MEMORY, type GitRunner, spawnFailure, spawnGit } from './git.js';
+import { BOUNDED_PACK_MEMORY, type GitRunner, HandlerGuard, spawnFailure, spawnGit } from './git.js';
 import type { CommitList } from './history.js';
 
 /**
@@ -104,7 +104,10 @@ export async function listTreeChanges(
   }
 }
 
-/** One `git log --raw` run; null when it listed everything, else how many commits it completed. */
+/**
+ * One `git log --raw` run; null when it listed everything, else how many commits it completed. An
+ * exception thrown by `onCommit` ends git and rejects the run (HandlerGuard).
+ */
 function runRaw(
   git: GitRunner,
   args: string[],
@@ -114,16 +117,14 @@ function runRaw(
   return new Promise((resolve, reject) => {
     const parser = new RawParser(onCommit);
     const child = spawnGit(git, args);
-    child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
+    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
+    child.stdout.on('data', (chunk: Buffer) => guard.run(() => parser.push(chunk)));
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(git, e)));
     child.on('close', (code) => {
-      if (code === 0) {
-        parser.finish();
-        resolve(null);
-      } else {
-        resolve(parser.completed);
-      }
+      if (code === 0) guard.run(() => parser.finish());
+      if (guard.failed) reject(guard.error);
+      else resolve(code === 0 ? null : parser.completed);
     });
     child.stdin.on('error', () => {}); // git died early; its exit code says so.
     child.stdin.end(stdin);
