@@ -1,3 +1,4 @@
+import { ownString } from './own-string.js';
 import type { PathOrderedRequests } from './request-order.js';
 import type { TreeChange } from './tree-changes.js';
 
@@ -127,13 +128,4 @@ export class BlobTable {
     paired.set(this.pairedWith);
     this.pairedWith = paired;
   }
-}
-
-/**
- * A copy of `text` that holds no other string. The listing's ids are slices of the strings its
- * output was read into, and V8 keeps a slice's whole parent alive: kept as map keys, they held all
- * of `git log --raw`'s output (21 MB on a 39,000-commit history) until the scan ended.
- */
-export function ownString(text: string): string {
-  return Buffer.from(text, 'latin1').toString('latin1');
 }

@@ -1,4 +1,4 @@
-import { ownString } from './blob-table.js';
+import { ownString } from './own-string.js';
 
 /** Where blob requests go: a `git cat-file --batch` stream (blob-stream.ts), or something in between. */
 export interface BlobRequester {
