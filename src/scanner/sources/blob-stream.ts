@@ -44,6 +44,8 @@ export class BlobStream {
   /** The numbers of the requests not answered yet, oldest first. */
   private readonly asked: number[] = [];
   private nextAnswer = 0;
+  /** Who waits for the unanswered requests to come down to a number (whenPendingAtMost). */
+  private waiting: { limit: number; ready: () => void } | null = null;
 
   /**
    * Starts `git cat-file --batch`. Its output comes through a socket read into one buffer
@@ -96,6 +98,17 @@ export class BlobStream {
   request(id: string, index: number): void {
     this.asked.push(index);
     this.child.stdin.write(`${id}\n`);
+  }
+
+  /** Requests sent and not answered yet. */
+  get pending(): number {
+    return this.asked.length - this.nextAnswer;
+  }
+
+  /** Calls `ready` once at most `limit` requests are unanswered (at once if that is so now). */
+  whenPendingAtMost(limit: number, ready: () => void): void {
+    if (this.pending <= limit) ready();
+    else this.waiting = { limit, ready };
   }
 
   /** No more requests; resolves once every answer has been handed on. */
@@ -153,6 +166,11 @@ export class BlobStream {
     if (this.nextAnswer > 4096) {
       this.asked.splice(0, this.nextAnswer);
       this.nextAnswer = 0;
+    }
+    if (this.waiting !== null && this.pending <= this.waiting.limit) {
+      const { ready } = this.waiting;
+      this.waiting = null;
+      ready();
     }
     if (type === 'missing' || type === 'ambiguous' || size === '') {
       this.sink.missing(index);

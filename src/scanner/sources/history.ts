@@ -100,6 +100,15 @@ export class CommitList {
     }
     return new CommitList(Buffer.concat(parts), parts.length === 0 ? 0 : this.width);
   }
+  /** The commits at the first `count` of `places`, in that order. */
+  pick(places: Int32Array, count: number): CommitList {
+    const out = Buffer.allocUnsafe(count * this.width);
+    for (let k = 0; k < count; k++) {
+      const at = places[k]! * this.width;
+      this.records.copy(out, k * this.width, at, at + this.width);
+    }
+    return new CommitList(out, count === 0 ? 0 : this.width);
+  }
   concat(other: CommitList): CommitList {
     if (other.length === 0) return this;
     if (this.length === 0) return other;

@@ -27,14 +27,20 @@ export class PathOrderedRequests implements BlobRequester {
 
   constructor(private readonly stream: BlobRequester) {}
 
-  /** The path of the requests that follow, until the next call. */
-  atPath(path: string): void {
+  /** The path of the requests that follow, until the next call; returns its number. */
+  atPath(path: string): number {
     let id = this.pathIds.get(path);
     if (id === undefined) {
       id = this.pathIds.size;
       this.pathIds.set(ownString(path), id); // a key of its own, not a slice holding git's output
     }
     this.currentPath = id;
+    return id;
+  }
+
+  /** The paths with these numbers (atPath). */
+  pathsNumbered(numbers: ReadonlySet<number>): string[] {
+    return [...this.pathIds].filter(([, id]) => numbers.has(id)).map(([path]) => path);
   }
 
   request(id: string, index: number): void {

@@ -18,7 +18,7 @@ vi.mock('./tree-changes.js', async (importOriginal) => {
   return {
     ...original,
     listTreeChanges: (...args: Parameters<typeof original.listTreeChanges>) =>
-      original.listTreeChanges(args[0], args[1], args[2], args[3], args[4], args[5] ?? 3),
+      original.listTreeChanges(args[0], args[1], args[2], args[3], args[4], args[5] ?? 3, args[6]),
   };
 });
 

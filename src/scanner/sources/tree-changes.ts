@@ -25,6 +25,8 @@ export interface TreeChange {
  * blobs. Output-shaping options are pinned as in history.ts.
  */
 const RAW_ARGS = [
+  // Paths limiting a listing (`paths`) are file names, never patterns.
+  '--literal-pathspecs',
   ...BOUNDED_PACK_MEMORY,
   // Trees only: a small delta-base cache costs nothing here (65 MB instead of 180 MB, same speed).
   '-c',
@@ -66,10 +68,17 @@ const NUL = 0;
 const LISTING_CHUNK = 4096;
 
 /**
+ * Holds the listing back to its reader's pace: called after each piece of git's output is parsed,
+ * true when the listing must wait, and then it calls `resume` (later, never from within the call)
+ * when it may go on.
+ */
+export type ListingPace = (resume: () => void) => boolean;
+
+/**
  * Lists the tree changes of every commit in `commits`, in order, calling `onCommit` once for each,
  * `chunk` commits to a git process. When git dies on a damaged object, the commits it could not list
  * are handed to `onUnlisted` (the caller reads them the careful way) and the listing resumes after
- * them.
+ * them. `paths` limits the listing to those paths (literally; none may hold a line break).
  */
 export async function listTreeChanges(
   git: GitRunner,
@@ -78,12 +87,20 @@ export async function listTreeChanges(
   onUnlisted: (sha: string) => void,
   mode: ListingMode = 'combined',
   chunk = LISTING_CHUNK,
+  { pace, paths }: { pace?: ListingPace; paths?: readonly string[] } = {},
 ): Promise<void> {
-  const args = [...RAW_ARGS, ...MODE_ARGS[mode]];
+  // `--sparse`: with paths, every commit is printed, even one the paths leave unchanged against
+  // a parent (history simplification would drop a merge equal to one parent there).
+  const args = [...RAW_ARGS, ...MODE_ARGS[mode], ...(paths === undefined ? [] : ['--sparse'])];
+  // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
+  const limit =
+    paths === undefined ? undefined : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`, 'latin1');
   let start = 0;
   while (start < commits.length) {
     const end = Math.min(commits.length, start + chunk);
-    const listed = await runRaw(git, args, commits.slice(start, end), onCommit);
+    const stdin =
+      limit === undefined ? commits.slice(start, end) : Buffer.concat([commits.slice(start, end), limit]);
+    const listed = await runRaw(git, args, stdin, onCommit, pace);
     if (listed === null) {
       start = end;
       continue;
@@ -113,12 +130,19 @@ function runRaw(
   args: string[],
   stdin: Buffer,
   onCommit: (sha: string, changes: TreeChange[]) => void,
+  pace: ListingPace | undefined,
 ): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const parser = new RawParser(onCommit);
     const child = spawnGit(git, args);
     const guard = new HandlerGuard(() => child.kill('SIGKILL'));
-    child.stdout.on('data', (chunk: Buffer) => guard.run(() => parser.push(chunk)));
+    const resume = () => child.stdout.resume();
+    child.stdout.on('data', (chunk: Buffer) =>
+      guard.run(() => {
+        parser.push(chunk);
+        if (pace?.(resume)) child.stdout.pause();
+      }),
+    );
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(git, e)));
     child.on('close', (code) => {
