@@ -44,6 +44,8 @@ export class BlobStream {
   /** The numbers of the requests not answered yet, oldest first. */
   private readonly asked: number[] = [];
   private nextAnswer = 0;
+  /** Requests not written yet (send). */
+  private outgoing: string[] = [];
   /** Who waits for the unanswered requests to come down to a number (whenPendingAtMost). */
   private waiting: { limit: number; ready: () => void } | null = null;
 
@@ -97,7 +99,17 @@ export class BlobStream {
 
   request(id: string, index: number): void {
     this.asked.push(index);
-    this.child.stdin.write(`${id}\n`);
+    this.outgoing.push(id);
+  }
+
+  /**
+   * Writes the requests made since the last call, at once: a write a request left a queued write
+   * object per request waiting for git to read (tens of thousands while the listing runs ahead).
+   */
+  send(): void {
+    if (this.outgoing.length === 0) return;
+    this.child.stdin.write(`${this.outgoing.join('\n')}\n`);
+    this.outgoing = [];
   }
 
   /** Requests sent and not answered yet. */
@@ -113,6 +125,7 @@ export class BlobStream {
 
   /** No more requests; resolves once every answer has been handed on. */
   finish(): Promise<void> {
+    this.send();
     this.child.stdin.end();
     return this.done;
   }

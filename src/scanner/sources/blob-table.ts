@@ -32,8 +32,17 @@ export class BlobTable {
   private readonly ids = new BlobIds();
   state = new Uint8Array(4096);
   pairedWith = new Int32Array(4096);
-  /** For blobs brought in by a commit listed already and not gated yet: the versions they replace. */
-  readonly replaces = new Map<number, number[]>();
+  /**
+   * For blobs brought in by a commit listed already and not gated yet, the versions they replace
+   * (references): 0 for none known, -1 for no version, else 1 + the first one; a blob with several
+   * (a merge's path) has them all in `moreReferences`. Typed arrays, not a Map of small arrays: a
+   * Map entry set and deleted for every blob left the old generation tens of MB of discarded hash
+   * tables and arrays to collect (rails).
+   */
+  private firstReference = new Int32Array(4096);
+  private readonly moreReferences = new Map<number, number[]>();
+  /** Scratch room for one record's entries. */
+  private entries = new Int32Array(1 << 10);
   missingCount = 0;
   /**
    * Every record's entries, one after the other: one typed array rather than a small array a
@@ -62,28 +71,37 @@ export class BlobTable {
    * blobs this commit is the first to bring in.
    */
   record(commit: number, changes: TreeChange[], stream: PathOrderedRequests): number[] {
-    const entries: number[] = [];
+    let length = 0;
     const introduced: number[] = [];
     for (const change of changes) {
+      if (length + 3 + change.oldBlobs.length > this.entries.length) {
+        this.entries = grown(this.entries, length + 3 + change.oldBlobs.length);
+      }
+      const entries = this.entries;
       const path = stream.atPath(change.path);
       const added = change.newBlob === null ? -1 : this.request(change.newBlob, stream);
-      entries.push(path, added, change.oldBlobs.length);
-      const references: number[] = [];
+      entries[length++] = path;
+      entries[length++] = added;
+      entries[length++] = change.oldBlobs.length;
+      const olds = length;
+      let references = 0;
       for (let k = 0; k < change.oldBlobs.length; k++) {
         const old = this.request(change.oldBlobs[k]!, stream);
-        entries.push(change.diffedAgainst[k] ? old : -(old + 1));
-        if (change.diffedAgainst[k]) references.push(old);
+        entries[length++] = change.diffedAgainst[k] ? old : -(old + 1);
+        if (change.diffedAgainst[k]) references++;
       }
-      if (added !== -1 && this.state[added] === BlobState.Pending && !this.replaces.has(added)) {
-        this.replaces.set(added, references);
+      if (added !== -1 && this.state[added] === BlobState.Pending && this.firstReference[added] === 0) {
+        const stored = entries.subarray(olds, length).filter((o) => o >= 0);
+        this.firstReference[added] = references === 0 ? -1 : stored[0]! + 1;
+        if (references > 1) this.moreReferences.set(added, Array.from(stored));
         introduced.push(added);
       }
     }
-    if (this.poolLength + entries.length > this.pool.length) {
-      this.pool = grown(this.pool, this.poolLength + entries.length);
+    if (this.poolLength + length > this.pool.length) {
+      this.pool = grown(this.pool, this.poolLength + length);
     }
-    this.pool.set(entries, this.poolLength);
-    this.poolLength += entries.length;
+    this.pool.set(this.entries.subarray(0, length), this.poolLength);
+    this.poolLength += length;
     if (this.records === this.recordEnds.length) {
       this.recordCommits = grown(this.recordCommits, this.records + 1);
       this.recordEnds = grown(this.recordEnds, this.records + 1);
@@ -138,6 +156,24 @@ export class BlobTable {
     return paths;
   }
 
+  /**
+   * The versions blob `index` replaces in the commit that first brought it in, while it waits to
+   * be gated; undefined before that commit is listed, and once forgotten.
+   */
+  referencesOf(index: number): readonly number[] | undefined {
+    const first = this.firstReference[index]!;
+    if (first === 0) return undefined;
+    if (first === -1) return [];
+    return this.moreReferences.get(index) ?? [first - 1];
+  }
+
+  /** Blob `index` is gated (or missing): its references are no longer needed. */
+  forgetReferences(index: number): void {
+    if (this.firstReference[index] === 0) return;
+    this.firstReference[index] = 0;
+    this.moreReferences.delete(index);
+  }
+
   private request(id: string, stream: PathOrderedRequests): number {
     const size = this.ids.size;
     const index = this.ids.intern(id);
@@ -145,6 +181,7 @@ export class BlobTable {
     if (index >= this.state.length) {
       this.state = grown(this.state, index + 1);
       this.pairedWith = grown(this.pairedWith, index + 1);
+      this.firstReference = grown(this.firstReference, index + 1);
     }
     stream.request(id, index);
     return index;
