@@ -2,7 +2,7 @@ import { BlobStream } from './blob-stream.js';
 import { BlobState, BlobTable } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
 import { BOUNDED_PACK_MEMORY, isOneInputLine, runGit } from './git.js';
-import { CommitList, type HistoryScanOptions, scanCommitsByDiff } from './history.js';
+import { CommitList, type HistoryScanOptions, ReversedCommits, scanCommitsByDiff } from './history.js';
 import { ownString } from './own-string.js';
 import { PathOrderedRequests } from './request-order.js';
 import { listTreeChanges } from './tree-changes.js';
@@ -46,6 +46,19 @@ export async function scanCommitsBlobFirst(
 ): Promise<string[]> {
   if (commits.length === 0) return [];
   const blobs = new BlobTable();
+  try {
+    return await readThroughGate(options, commits, onCommitDone, blobs);
+  } finally {
+    blobs.close();
+  }
+}
+
+async function readThroughGate(
+  options: HistoryScanOptions,
+  commits: CommitList,
+  onCommitDone: () => void,
+  blobs: BlobTable,
+): Promise<string[]> {
   const gate = new DeferredGate(blobs);
   const commitsToDiff: string[] = [];
   // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
@@ -53,7 +66,7 @@ export async function scanCommitsBlobFirst(
   // their caches take the scan over its 300 MB budget.
   const stream = await BlobStream.open(options.git, gate.sink());
   const requests = new PathOrderedRequests(stream);
-  const ordered = commits.reversed();
+  const ordered = new ReversedCommits(commits);
   let place = 0;
   let unlisted = 0;
   const pace = (resume: () => void) => {
@@ -90,14 +103,14 @@ export async function scanCommitsBlobFirst(
 
   const cleanPlaces = new Int32Array(blobs.records);
   let cleanCount = 0;
-  for (let r = 0; r < blobs.records; r++) {
-    if (blobs.mayAddDetectionLine(r)) {
-      commitsToDiff.push(ordered.at(blobs.commitOf(r)));
+  blobs.decideCommits((place, mayAddDetectionLine) => {
+    if (mayAddDetectionLine) {
+      commitsToDiff.push(ordered.at(place));
     } else {
-      cleanPlaces[cleanCount++] = blobs.commitOf(r);
+      cleanPlaces[cleanCount++] = place;
       onCommitDone();
     }
-  }
+  });
   if (blobs.missingCount > 0) {
     // Where missing blobs can be is known when every commit was listed (pathsNamingMissing).
     const paths = unlisted === 0 ? requests.pathsNumbered(blobs.pathsNamingMissing()) : undefined;

@@ -1,4 +1,5 @@
 import { BlobIds } from './blob-ids.js';
+import { RecordLog } from './record-log.js';
 import type { PathOrderedRequests } from './request-order.js';
 import type { TreeChange } from './tree-changes.js';
 
@@ -24,9 +25,10 @@ export enum BlobState {
  * Each commit's record: what it changed, as blob indexes: for each path, its number (atPath), the
  * new blob (or -1 for a deletion), how many old blobs follow, then those (one per parent that had the path), each stored
  * as `-(index + 1)` when git does not diff the new blob against it (a file became a symlink or
- * back). Records are numbered in the order they are made; each names its commit by the number the
- * caller gave it (its place in the listing), not by its id: typed arrays, not an object and a
- * string a commit (16 MB on rails' 160,769 commits, now 1.3 MB and the entries).
+ * back). Each names its commit by the number the caller gave it (its place in the listing), not by
+ * its id. They are read once, in order, after every blob is gated, so they go to a RecordLog (a
+ * temporary file past 4 MB: numbers only): an object and a string a commit came to 16 MB on rails'
+ * 160,769 commits, and even as typed arrays they grew with history (about 40 bytes a commit).
  */
 export class BlobTable {
   private readonly ids = new BlobIds();
@@ -41,28 +43,19 @@ export class BlobTable {
    */
   private firstReference = new Int32Array(4096);
   private readonly moreReferences = new Map<number, number[]>();
-  /** Scratch room for one record's entries. */
+  /** Scratch room for one record: its commit, then its entries. */
   private entries = new Int32Array(1 << 10);
   missingCount = 0;
-  /**
-   * Every record's entries, one after the other: one typed array rather than a small array a
-   * commit, whose spare capacity came to 17 MB on a 39,000-commit history.
-   */
-  private pool = new Int32Array(1 << 16);
-  private poolLength = 0;
-  /** Record r's commit, and where its entries end in the pool (they start where r - 1's end). */
-  private recordCommits = new Int32Array(1 << 12);
-  private recordEnds = new Int32Array(1 << 12);
-  records = 0;
+  private readonly log = new RecordLog();
+
+  /** How many commits are recorded. */
+  get records(): number {
+    return this.log.records;
+  }
 
   indexOf(id: string): number | undefined {
     const index = this.ids.find(id);
     return index === -1 ? undefined : index;
-  }
-
-  /** The commit number record `r` was made with. */
-  commitOf(r: number): number {
-    return this.recordCommits[r]!;
   }
 
   /**
@@ -71,7 +64,8 @@ export class BlobTable {
    * blobs this commit is the first to bring in.
    */
   record(commit: number, changes: TreeChange[], stream: PathOrderedRequests): number[] {
-    let length = 0;
+    this.entries[0] = commit;
+    let length = 1;
     const introduced: number[] = [];
     for (const change of changes) {
       if (length + 3 + change.oldBlobs.length > this.entries.length) {
@@ -97,32 +91,34 @@ export class BlobTable {
         introduced.push(added);
       }
     }
-    if (this.poolLength + length > this.pool.length) {
-      this.pool = grown(this.pool, this.poolLength + length);
-    }
-    this.pool.set(this.entries.subarray(0, length), this.poolLength);
-    this.poolLength += length;
-    if (this.records === this.recordEnds.length) {
-      this.recordCommits = grown(this.recordCommits, this.records + 1);
-      this.recordEnds = grown(this.recordEnds, this.records + 1);
-    }
-    this.recordCommits[this.records] = commit;
-    this.recordEnds[this.records] = this.poolLength;
-    this.records++;
+    this.log.append(this.entries, length);
     return introduced;
   }
 
   /**
-   * Whether git's diff of record `r`'s commit may add a detection line, or may fail on a missing
-   * blob. git's line diff (xdiff) trims the lines two versions share at both ends before it diffs,
-   * and its later sliding of a change only swaps lines of equal content, so every line it calls
-   * added has the content of a line outside the shared ends: the region the gate read for a
-   * CleanAgainstPair blob.
+   * Calls `decide` with each recorded commit, in the order recorded, and whether git's diff of it
+   * may add a detection line (mayAddDetectionLine). Once every blob is gated.
    */
-  mayAddDetectionLine(r: number): boolean {
-    const entries = this.pool;
-    const end = this.recordEnds[r]!;
-    for (let i = r === 0 ? 0 : this.recordEnds[r - 1]!; i < end; ) {
+  decideCommits(decide: (commit: number, mayAddDetectionLine: boolean) => void): void {
+    this.log.readAll((numbers, from, to) => {
+      decide(numbers[from]!, this.mayAddDetectionLine(numbers, from + 1, to));
+    });
+  }
+
+  /** Lets the records go (their file, when they needed one). */
+  close(): void {
+    this.log.close();
+  }
+
+  /**
+   * Whether git's diff of the commit whose entries are `entries[from, to)` may add a detection line,
+   * or may fail on a missing blob. git's line diff (xdiff) trims the lines two versions share at
+   * both ends before it diffs, and its later sliding of a change only swaps lines of equal content,
+   * so every line it calls added has the content of a line outside the shared ends: the region the
+   * gate read for a CleanAgainstPair blob.
+   */
+  private mayAddDetectionLine(entries: Int32Array, from: number, end: number): boolean {
+    for (let i = from; i < end; ) {
       const added = entries[i + 1]!;
       const oldCount = entries[i + 2]!;
       const stored = entries.subarray(i + 3, i + 3 + oldCount);
@@ -146,13 +142,15 @@ export class BlobTable {
   pathsNamingMissing(): Set<number> {
     const paths = new Set<number>();
     const missing = (o: number) => this.state[o < 0 ? -o - 1 : o] === BlobState.Missing;
-    for (let i = 0; i < this.poolLength; ) {
-      const oldCount = this.pool[i + 2]!;
-      const added = this.pool[i + 1]!;
-      if ((added !== -1 && missing(added)) || this.pool.subarray(i + 3, i + 3 + oldCount).some(missing))
-        paths.add(this.pool[i]!);
-      i += 3 + oldCount;
-    }
+    this.log.readAll((entries, from, end) => {
+      for (let i = from + 1; i < end; ) {
+        const added = entries[i + 1]!;
+        const oldCount = entries[i + 2]!;
+        if ((added !== -1 && missing(added)) || entries.subarray(i + 3, i + 3 + oldCount).some(missing))
+          paths.add(entries[i]!);
+        i += 3 + oldCount;
+      }
+    });
     return paths;
   }
 

@@ -1,5 +1,5 @@
 import { BOUNDED_PACK_MEMORY, type GitRunner, HandlerGuard, spawnFailure, spawnGit } from './git.js';
-import type { CommitList } from './history.js';
+import type { CommitSequence } from './history.js';
 
 /**
  * One path a commit changed, as `git log --raw -c` lists it: the blob it has now (null when the path
@@ -82,7 +82,7 @@ export type ListingPace = (resume: () => void) => boolean;
  */
 export async function listTreeChanges(
   git: GitRunner,
-  commits: CommitList,
+  commits: CommitSequence,
   onCommit: (sha: string, changes: TreeChange[]) => void,
   onUnlisted: (sha: string) => void,
   mode: ListingMode = 'combined',
