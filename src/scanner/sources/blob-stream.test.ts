@@ -45,6 +45,17 @@ describe('BlobStream', () => {
     expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
   });
 
+  it('lets whoever waits for answers go on once git has ended', async () => {
+    const sink: BlobSink = { start: () => {}, chunk: () => {}, end: () => {}, missing: () => {} };
+    const stream = await BlobStream.open({ binary: 'git', repo: repo.dir }, sink);
+    for (let k = 0; k < 3; k++) stream.request(blobId('a.txt'), k);
+    stream.abort(); // before anything was written: no answer will ever come
+    const released = new Promise<void>((resolve) => stream.whenPendingAtMost(0, resolve));
+    await expect(stream.finish()).rejects.toThrow();
+    await released;
+    expect(stream.pending).toBe(3);
+  });
+
   it('once aborted, ends git and settles', async () => {
     const sink: BlobSink = { start: () => {}, chunk: () => {}, end: () => {}, missing: () => {} };
     const stream = await BlobStream.open({ binary: 'git', repo: repo.dir }, sink);

@@ -48,6 +48,8 @@ export class BlobStream {
   private outgoing: string[] = [];
   /** Who waits for the unanswered requests to come down to a number (whenPendingAtMost). */
   private waiting: { limit: number; ready: () => void } | null = null;
+  /** git has ended: no more answers. */
+  private ended = false;
 
   /**
    * Starts `git cat-file --batch`. Its output comes through a socket read into one buffer
@@ -88,7 +90,12 @@ export class BlobStream {
         output?.reader.destroy();
         reject(spawnFailure(git, e));
       });
-      this.child.on('close', resolve);
+      this.child.on('close', (code) => {
+        // No answer will come now: whoever waits for answers (the paced listing) goes on, and
+        // finish() says what happened.
+        this.releaseWaiting();
+        resolve(code);
+      });
     });
     this.done = Promise.all([exited, output?.ended]).then(([code]) => {
       if (this.guard.failed) throw this.guard.error;
@@ -117,10 +124,20 @@ export class BlobStream {
     return this.asked.length - this.nextAnswer;
   }
 
-  /** Calls `ready` once at most `limit` requests are unanswered (at once if that is so now). */
+  /**
+   * Calls `ready` once at most `limit` requests are unanswered (at once if that is so now), or
+   * once git has ended, whatever it answered.
+   */
   whenPendingAtMost(limit: number, ready: () => void): void {
-    if (this.pending <= limit) ready();
+    if (this.pending <= limit || this.ended) ready();
     else this.waiting = { limit, ready };
+  }
+
+  private releaseWaiting(): void {
+    this.ended = true;
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.ready();
   }
 
   /** No more requests; resolves once every answer has been handed on. */

@@ -97,6 +97,7 @@ export async function listTreeChanges(
     paths === undefined ? undefined : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`, 'latin1');
   let start = 0;
   while (start < commits.length) {
+    git.signal?.throwIfAborted(); // an aborted scan starts no more gits
     const end = Math.min(commits.length, start + chunk);
     const stdin =
       limit === undefined ? commits.slice(start, end) : Buffer.concat([commits.slice(start, end), limit]);
@@ -137,10 +138,17 @@ function runRaw(
     const child = spawnGit(git, args);
     const guard = new HandlerGuard(() => child.kill('SIGKILL'));
     const resume = () => child.stdout.resume();
+    // Once git has exited (killed: the scan was aborted or failed), its output is read to the end
+    // unpaced: a paused pipe would never end, and the run never settle.
+    let exited = false;
+    child.on('exit', () => {
+      exited = true;
+      resume();
+    });
     child.stdout.on('data', (chunk: Buffer) =>
       guard.run(() => {
         parser.push(chunk);
-        if (pace?.(resume)) child.stdout.pause();
+        if (!exited && pace?.(resume)) child.stdout.pause();
       }),
     );
     child.stderr.resume();
