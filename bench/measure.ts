@@ -127,3 +127,23 @@ export function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/**
+ * One run for the time, without the memory sampler, and one sampled run for the memory: reading
+ * /proc (PSS above all) every 50 ms cost a two-core scan 5-12% of its time, and git log, one
+ * process with a core to spare, nothing.
+ */
+export async function measureAll(
+  name: string,
+  command: string,
+  args: string[],
+  before?: () => void,
+): Promise<Measurement> {
+  before?.();
+  const timed = await measure(command, args, undefined, { sampleMemory: false });
+  before?.();
+  const sampled = await measure(command, args);
+  for (const m of [timed, sampled])
+    if (m.code !== 0 && m.code !== 1 && m.code !== 3) throw new Error(`${name} exited with ${m.code}`);
+  return { ...sampled, wallSeconds: timed.wallSeconds };
+}

@@ -12,7 +12,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { type Measurement, measure, median } from './measure.js';
+import { floorCommand } from './floor.js';
+import { type Measurement, measureAll, median } from './measure.js';
 import { buildSyntheticHistory } from './synthetic-history.js';
 
 const root = join(import.meta.dirname, '..');
@@ -104,35 +105,16 @@ function addOneCommit(repo: string): void {
   rmSync(index, { force: true });
 }
 
-function row(name: string, ms: Measurement[], baseline?: number): string {
+function row(name: string, ms: Measurement[], baseline?: number, floorSeconds?: number): string {
   const wallValue = median(ms.map((m) => m.wallSeconds));
   const wall = wallValue.toFixed(2);
   const ratio = baseline === undefined ? '' : `${(wallValue / baseline).toFixed(2)}x`;
+  const toFloor = floorSeconds === undefined ? '' : `${(wallValue / floorSeconds).toFixed(2)}x`;
   const tree = median(ms.map((m) => m.peakTreeMiB)).toFixed(0);
   const largest = median(ms.map((m) => m.peakLargestMiB)).toFixed(0);
   const own = median(ms.map((m) => m.peakRootMiB)).toFixed(0);
   const pss = median(ms.map((m) => m.peakTreePssMiB)).toFixed(0);
-  return `${name.padEnd(46)} ${wall.padStart(7)} s ${ratio.padStart(6)} ${own.padStart(9)} MiB ${largest.padStart(11)} MiB ${tree.padStart(9)} MiB ${pss.padStart(9)} MiB`;
-}
-
-/**
- * One run for the time, without the memory sampler, and one sampled run for the memory: reading
- * /proc (PSS above all) every 50 ms cost a two-core scan 5-12% of its time, and git log, one
- * process with a core to spare, nothing.
- */
-async function measureAll(
-  name: string,
-  command: string,
-  args: string[],
-  before?: () => void,
-): Promise<Measurement> {
-  before?.();
-  const timed = await measure(command, args, undefined, { sampleMemory: false });
-  before?.();
-  const sampled = await measure(command, args);
-  for (const m of [timed, sampled])
-    if (m.code !== 0 && m.code !== 1 && m.code !== 3) throw new Error(`${name} exited with ${m.code}`);
-  return { ...sampled, wallSeconds: timed.wallSeconds };
+  return `${name.padEnd(46)} ${wall.padStart(7)} s ${ratio.padStart(6)} ${toFloor.padStart(8)} ${own.padStart(9)} MiB ${largest.padStart(11)} MiB ${tree.padStart(9)} MiB ${pss.padStart(9)} MiB`;
 }
 
 const source: Source = realRepo
@@ -155,8 +137,12 @@ const restoreCache = () => copyFileSync(primed, cache);
 // Peak resident memory is sampled every 50 ms over the whole process tree, in runs of their own
 // (measureAll): the command's own process, the largest single process (what /usr/bin/time reports),
 // and the sum of all of them.
+// The floor (issue 31): `git cat-file --batch` of every blob, what reading every version costs git.
+const floor = floorCommand(repo, workDir, 'scan-bench');
+const floorName = 'floor: git cat-file --batch, every blob';
 const full: [string, string, string[]][] = [
   ['git log -p -U0 --all --cc > /dev/null', 'git', ['-C', repo, 'log', '-p', '-U0', '--all', '--cc']],
+  [floorName, floor.command, floor.args],
   ['svc scan --no-verify --format json', process.execPath, scanArgs],
   [
     'svc scan, diff path (before issue 10)',
@@ -207,10 +193,15 @@ console.log(
     'wall from runs without the memory sampler, memory from a sampled run each',
 );
 console.log(
-  `${'command'.padEnd(46)} ${'wall'.padStart(9)} ${'vs git'.padStart(6)} ${'own process'.padStart(13)} ${'largest proc.'.padStart(15)} ${'all procs'.padStart(13)} ${'all, PSS'.padStart(13)}`,
+  `${'command'.padEnd(46)} ${'wall'.padStart(9)} ${'vs git'.padStart(6)} ${'vs floor'.padStart(8)} ${'own process'.padStart(13)} ${'largest proc.'.padStart(15)} ${'all procs'.padStart(13)} ${'all, PSS'.padStart(13)}`,
 );
 const baseline = median(results.get(full[0]![0])!.map((m) => m.wallSeconds));
-for (const [name, ms] of results) console.log(row(name, ms, baseline));
+const floorSeconds = median(results.get(floorName)!.map((m) => m.wallSeconds));
+for (const [name, ms] of results) console.log(row(name, ms, baseline, floorSeconds));
+console.log(
+  `floor: ${floor.count.toLocaleString('en')} blobs, ${(floor.bytes / 1e9).toFixed(2)} GB; ` +
+    '`npm run bench:scale` for memory and time on histories of growing length',
+);
 console.log(
   `\nscan found ${report.summary?.total ?? '?'} findings in ${report.commitsScanned ?? '?'} commits; ` +
     `the cached re-scan's report is ${cached.stdout === scanned.stdout ? 'identical to' : 'DIFFERENT from'} a full scan's`,

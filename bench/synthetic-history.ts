@@ -19,6 +19,13 @@ export interface SyntheticOptions {
   /** One commit in this many is a merge of a short side branch. */
   mergeEvery: number;
   seed?: number;
+  /**
+   * New files go into subdirectories of this many files each (`src/d12/file_1234.js`) instead of
+   * one directory per area: files are never deleted, and at a million commits one directory would
+   * hold tens of thousands of them, a tree git rewrites and diffs at every commit. Unset: the
+   * layout of the bench's 24,000-commit history (its figures stay comparable).
+   */
+  filesPerDirectory?: number;
 }
 
 export interface SyntheticHistory {
@@ -173,7 +180,9 @@ export async function buildSyntheticHistory(
       }
       ops += `M 100644 inline ${file.path}\n${w.data(`${file.lines.join('\n')}\n`)}`;
     } else {
-      const dir = rng.pick(['src', 'lib', 'src/server', 'src/web', 'pkg/core', 'config']);
+      const area = rng.pick(['src', 'lib', 'src/server', 'src/web', 'pkg/core', 'config']);
+      const per = options.filesPerDirectory;
+      const dir = per === undefined ? area : `${area}/d${Math.floor(created / per)}`;
       const file = { path: `${dir}/file_${created++}.js`, lines: addLines(bigLines, withSecret) };
       files.push(file);
       if (files.length > 4000) files.shift();

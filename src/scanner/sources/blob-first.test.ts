@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveChildren } from '../../../test/helpers/child-processes.js';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
 import { fakeCodehostToken } from '../../../test/helpers/fake-secrets.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
@@ -54,6 +55,37 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     }
   });
 
+  it('on a clone missing only blobs, one of them copied to a second path a merge brings in', async () => {
+    // Every tree is there, so the merges are listed again only at the paths where a missing blob
+    // was ever listed: the copy's path must be among them, though the blob was first seen elsewhere.
+    const copied = new TestRepo();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
+    try {
+      const lost = 'a version that goes missing\n'.repeat(20);
+      copied.commitFiles({ 'a.txt': lost, 'c.txt': 'one\n', 'd.txt': 'gone on the side\n' }, 'first');
+      copied.git('checkout', '-q', '-b', 'side');
+      // Against main, the merge adds the copy and deletes d.txt: git's rename detection reads both.
+      copied.remove('d.txt');
+      copied.commitFiles(
+        { 'copy/b.txt': lost, 'side.txt': `const gh = "${fakeCodehostToken(71)}";\n` },
+        'copy',
+      );
+      copied.git('checkout', '-q', 'main');
+      copied.commitFiles({ 'c.txt': 'two\n' }, 'main moves on');
+      copied.git('merge', '-q', '--no-edit', 'side');
+      copied.commitFiles({ 'c.txt': `const gh = "${fakeCodehostToken(72)}";\n` }, 'after the merge');
+      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', copied.dir, dir]);
+      deleteObjects(dir, [copied.git('rev-parse', 'HEAD:copy/b.txt')]);
+      const { blobFirst, diff } = await bothWays(dir);
+      const merge = copied.git('rev-parse', 'HEAD^');
+      expect(diff.unreadableCommits).toContain(merge);
+      expect(report(blobFirst)).toBe(report(diff));
+    } finally {
+      copied.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('on a history whose blob versions are many times the memory the gate holds them in', async () => {
     // 90 versions of a 450 KB file (40 MB, well over the gate's 24 MB ring), edited at both ends
     // and in the middle, on two branches merged back; a credential comes and goes, and one is
@@ -83,6 +115,25 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       expect(diff.findings.length).toBeGreaterThanOrEqual(2);
     } finally {
       big.cleanup();
+    }
+  });
+});
+
+describe('an exception in a callback the scan runs while git is reading', () => {
+  it('rejects the scan with it and leaves no git running, reading blobs or diffs', async () => {
+    for (const method of ['blob-first', 'diff'] as const) {
+      const failure = new Error('progress failed');
+      // The last commit done is reported from git's diff pass (blob-first sends the commits with
+      // findings there), inside the handler of git's output or of its exit.
+      const scan = scanRepository({
+        path: repo.dir,
+        method,
+        onProgress: (done, total) => {
+          if (done === total) throw failure;
+        },
+      });
+      await expect(scan).rejects.toBe(failure);
+      expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
     }
   });
 });

@@ -1,8 +1,9 @@
 import { BlobStream } from './blob-stream.js';
-import { BlobState, BlobTable, type CommitRecord } from './blob-table.js';
+import { BlobState, BlobTable } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
-import { BOUNDED_PACK_MEMORY, runGit } from './git.js';
-import { CommitList, type HistoryScanOptions, scanCommitsByDiff } from './history.js';
+import { BOUNDED_PACK_MEMORY, isOneInputLine, runGit } from './git.js';
+import { CommitList, type HistoryScanOptions, ReversedCommits, scanCommitsByDiff } from './history.js';
+import { ownString } from './own-string.js';
 import { PathOrderedRequests } from './request-order.js';
 import { listTreeChanges } from './tree-changes.js';
 
@@ -30,6 +31,13 @@ const MIN_DIFF_COMMITS_PER_PROCESS = 64;
  * at once 11.8-13.0 s and 6.2-7.0 s; history order 12.2-13.6 s and 8.2-9.0 s.
  */
 const REQUEST_BATCH = 8192;
+/**
+ * The listing waits while more blob requests than this are unanswered, and goes on at half. git
+ * lists tree changes faster than `cat-file` inflates blobs (on rails 28 s against 45 s), and
+ * whatever the listing is ahead by waits in memory: each blob's references, its request queued for
+ * `cat-file`. Unheld, that was 165,000 blobs on rails at the listing's end; it grows with history.
+ */
+const MAX_REQUESTS_AHEAD = 65_536;
 
 export async function scanCommitsBlobFirst(
   options: HistoryScanOptions,
@@ -38,6 +46,19 @@ export async function scanCommitsBlobFirst(
 ): Promise<string[]> {
   if (commits.length === 0) return [];
   const blobs = new BlobTable();
+  try {
+    return await readThroughGate(options, commits, onCommitDone, blobs);
+  } finally {
+    blobs.close();
+  }
+}
+
+async function readThroughGate(
+  options: HistoryScanOptions,
+  commits: CommitList,
+  onCommitDone: () => void,
+  blobs: BlobTable,
+): Promise<string[]> {
   const gate = new DeferredGate(blobs);
   const commitsToDiff: string[] = [];
   // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
@@ -45,33 +66,57 @@ export async function scanCommitsBlobFirst(
   // their caches take the scan over its 300 MB budget.
   const stream = await BlobStream.open(options.git, gate.sink());
   const requests = new PathOrderedRequests(stream);
-  const records: CommitRecord[] = [];
-  await listTreeChanges(
-    options.git,
-    commits.reversed(),
-    (sha, changes) => {
-      const { record, introduced } = blobs.record(sha, changes, requests);
-      records.push(record);
-      for (const index of introduced) gate.introduced(index);
-      if (requests.held >= REQUEST_BATCH) requests.flush();
-    },
-    (sha) => commitsToDiff.push(sha),
-  );
-  requests.flush();
+  const ordered = new ReversedCommits(commits);
+  let place = 0;
+  let unlisted = 0;
+  const pace = (resume: () => void) => {
+    if (stream.pending <= MAX_REQUESTS_AHEAD) return false;
+    stream.whenPendingAtMost(MAX_REQUESTS_AHEAD / 2, resume);
+    return true;
+  };
+  try {
+    await listTreeChanges(
+      options.git,
+      ordered,
+      (sha, changes) => {
+        // Records name their commit by its place in `ordered`; the listing skips only unlisted ones.
+        while (place < ordered.length && ordered.at(place) !== sha) place++;
+        if (place === ordered.length) throw new Error(`git listed a commit it was not asked for: ${sha}`);
+        for (const index of blobs.record(place++, changes, requests)) gate.introduced(index);
+        if (requests.held >= REQUEST_BATCH) requests.flush();
+      },
+      (sha) => {
+        unlisted++;
+        commitsToDiff.push(sha);
+      },
+      'combined',
+      undefined,
+      { pace },
+    );
+    requests.flush();
+  } catch (e) {
+    stream.abort(); // else `cat-file` waits for requests and keeps the process alive
+    throw e;
+  }
   await stream.finish();
   gate.flush();
 
-  const clean: string[] = [];
-  for (const record of records) {
-    if (blobs.mayAddDetectionLine(record)) {
-      commitsToDiff.push(record.sha);
+  const cleanPlaces = new Int32Array(blobs.records);
+  let cleanCount = 0;
+  blobs.decideCommits((place, mayAddDetectionLine) => {
+    if (mayAddDetectionLine) {
+      commitsToDiff.push(ordered.at(place));
     } else {
-      clean.push(record.sha);
+      cleanPlaces[cleanCount++] = place;
       onCommitDone();
     }
-  }
+  });
   if (blobs.missingCount > 0) {
-    commitsToDiff.push(...(await mergesTouchingMissingBlobs(options, clean, blobs)));
+    // Where missing blobs can be is known when every commit was listed (pathsNamingMissing).
+    const paths = unlisted === 0 ? requests.pathsNumbered(blobs.pathsNamingMissing()) : undefined;
+    const limit = paths?.every(isOneInputLine) ? paths : undefined;
+    const clean = ordered.pick(cleanPlaces, cleanCount);
+    commitsToDiff.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
   }
   return scanCommitsByDiff(options, CommitList.of(commitsToDiff), onCommitDone, MIN_DIFF_COMMITS_PER_PROCESS);
 }
@@ -81,45 +126,62 @@ export async function scanCommitsBlobFirst(
  * differs from that parent (for rename detection), not just the paths `-c` lists; a missing one
  * makes the merge unreadable. So the merges the gate let through are listed once more, per parent,
  * and any that names a missing object goes the careful way too.
+ *
+ * When every commit was listed, only the paths where a missing blob was ever listed can name one
+ * (BlobTable.pathsNamingMissing), and the listing is limited to them: on rails 47 s of git's time
+ * for every path of 42,315 merges. Each merge's ids are looked up as they are listed, not kept: on rails (42,315 merges, 14 million
+ * ids in their per-parent diffs, 7 missing blobs) keeping them took 2.1 GB. What is kept grows with
+ * the damage: the ids the table does not know (blobs only unreadable commits brought in), asked of
+ * `git cat-file --batch-check` at the end, and the merges found touching a missing one.
  */
 async function mergesTouchingMissingBlobs(
   options: HistoryScanOptions,
-  clean: string[],
+  clean: CommitList,
   blobs: BlobTable,
+  paths: readonly string[] | undefined,
 ): Promise<string[]> {
-  const idsByMerge = new Map<string, Set<string>>();
+  const touching: string[] = [];
   const unlisted: string[] = [];
+  /** Ids the table does not know -> the merges that name them. */
+  const unknown = new Map<string, string[]>();
   await listTreeChanges(
     options.git,
-    CommitList.of(clean),
+    clean,
     (sha, changes) => {
-      const ids = idsByMerge.get(sha) ?? new Set<string>();
-      idsByMerge.set(sha, ids);
-      for (const change of changes)
-        for (const id of [...change.oldBlobs, change.newBlob ?? '']) if (id) ids.add(id);
+      if (touching.at(-1) === sha) return; // printed once per parent; already known to touch one
+      const strangers = new Set<string>();
+      for (const change of changes) {
+        for (const id of change.newBlob === null ? change.oldBlobs : [change.newBlob, ...change.oldBlobs]) {
+          const index = blobs.indexOf(id);
+          if (index === undefined) {
+            strangers.add(id);
+          } else if (blobs.state[index] === BlobState.Missing) {
+            touching.push(ownString(sha));
+            return;
+          }
+        }
+      }
+      for (const id of strangers) {
+        const merges = unknown.get(id);
+        if (merges === undefined) unknown.set(ownString(id), [ownString(sha)]);
+        else if (merges.at(-1) !== sha) merges.push(ownString(sha));
+      }
     },
     (sha) => unlisted.push(sha),
     'per-parent',
+    undefined,
+    { paths },
   );
-  const unknown = new Set<string>();
-  for (const ids of idsByMerge.values())
-    for (const id of ids) if (blobs.indexOf(id) === undefined) unknown.add(id);
-  const check = await runGit(
-    options.git,
-    [...BOUNDED_PACK_MEMORY, 'cat-file', '--batch-check'],
-    [...unknown].map((id) => `${id}\n`).join(''),
-  );
-  const missing = new Set(
-    check.stdout
-      .toString('latin1')
-      .split('\n')
-      .filter((line) => line.endsWith(' missing'))
-      .map((line) => line.slice(0, line.indexOf(' '))),
-  );
-  const isMissing = (id: string) => {
-    const index = blobs.indexOf(id);
-    return index === undefined ? missing.has(id) : blobs.state[index] === BlobState.Missing;
-  };
-  const touching = [...idsByMerge].filter(([, ids]) => [...ids].some(isMissing)).map(([sha]) => sha);
-  return [...unlisted, ...touching];
+  if (unknown.size > 0) {
+    const check = await runGit(
+      options.git,
+      [...BOUNDED_PACK_MEMORY, 'cat-file', '--batch-check'],
+      [...unknown.keys()].map((id) => `${id}\n`).join(''),
+    );
+    for (const line of check.stdout.toString('latin1').split('\n')) {
+      if (!line.endsWith(' missing')) continue;
+      touching.push(...(unknown.get(line.slice(0, line.indexOf(' '))) ?? []));
+    }
+  }
+  return [...new Set([...unlisted, ...touching])];
 }

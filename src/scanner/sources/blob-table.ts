@@ -1,3 +1,5 @@
+import { BlobIds } from './blob-ids.js';
+import { RecordLog } from './record-log.js';
 import type { PathOrderedRequests } from './request-order.js';
 import type { TreeChange } from './tree-changes.js';
 
@@ -16,124 +18,177 @@ export enum BlobState {
 }
 
 /**
- * What one commit changed, as blob indexes: for each path, the new blob (or -1 for a deletion),
- * how many old blobs follow, then those (one per parent that had the path), each stored as
- * `-(index + 1)` when git does not diff the new blob against it (a file became a symlink or back).
- */
-export interface CommitRecord {
-  sha: string;
-  /** Where its entries are in the table's pool: [start, end). */
-  start: number;
-  end: number;
-}
-
-/**
- * Blob ids interned as small integers, each requested once from one of the `git cat-file` streams,
- * with each one's state, and for each blob the versions it replaced in the commit that first brought
- * it in (its references for the gate).
+ * Blob ids interned as small integers, each requested once from the `git cat-file` stream, with
+ * each one's state, and for each blob the versions it replaced in the commit that first brought it
+ * in (its references for the gate).
+ *
+ * Each commit's record: what it changed, as blob indexes: for each path, its number (atPath), the
+ * new blob (or -1 for a deletion), how many old blobs follow, then those (one per parent that had the path), each stored
+ * as `-(index + 1)` when git does not diff the new blob against it (a file became a symlink or
+ * back). Each names its commit by the number the caller gave it (its place in the listing), not by
+ * its id. They are read once, in order, after every blob is gated, so they go to a RecordLog (a
+ * temporary file past 4 MB: numbers only): an object and a string a commit came to 16 MB on rails'
+ * 160,769 commits, and even as typed arrays they grew with history (about 40 bytes a commit).
  */
 export class BlobTable {
-  private readonly index = new Map<string, number>();
+  private readonly ids = new BlobIds();
   state = new Uint8Array(4096);
   pairedWith = new Int32Array(4096);
-  /** For blobs brought in by a commit listed already and not gated yet: the versions they replace. */
-  readonly replaces = new Map<number, number[]>();
-  missingCount = 0;
   /**
-   * Every record's entries, one after the other: one typed array rather than a small array a
-   * commit, whose spare capacity came to 17 MB on a 39,000-commit history.
+   * For blobs brought in by a commit listed already and not gated yet, the versions they replace
+   * (references): 0 for none known, -1 for no version, else 1 + the first one; a blob with several
+   * (a merge's path) has them all in `moreReferences`. Typed arrays, not a Map of small arrays: a
+   * Map entry set and deleted for every blob left the old generation tens of MB of discarded hash
+   * tables and arrays to collect (rails).
    */
-  private pool = new Int32Array(1 << 16);
-  private poolLength = 0;
+  private firstReference = new Int32Array(4096);
+  private readonly moreReferences = new Map<number, number[]>();
+  /** Scratch room for one record: its commit, then its entries. */
+  private entries = new Int32Array(1 << 10);
+  missingCount = 0;
+  private readonly log = new RecordLog();
+
+  /** How many commits are recorded. */
+  get records(): number {
+    return this.log.records;
+  }
 
   indexOf(id: string): number | undefined {
-    return this.index.get(id);
+    const index = this.ids.find(id);
+    return index === -1 ? undefined : index;
   }
 
   /**
    * Interns a commit's blobs and requests the ones never seen (a version it replaces is usually
-   * known already, as the new blob of an older commit). Returns the record and the blobs this
-   * commit is the first to bring in.
+   * known already, as the new blob of an older commit), and records what it changed. Returns the
+   * blobs this commit is the first to bring in.
    */
-  record(
-    sha: string,
-    changes: TreeChange[],
-    stream: PathOrderedRequests,
-  ): { record: CommitRecord; introduced: number[] } {
-    const entries: number[] = [];
+  record(commit: number, changes: TreeChange[], stream: PathOrderedRequests): number[] {
+    this.entries[0] = commit;
+    let length = 1;
     const introduced: number[] = [];
     for (const change of changes) {
-      stream.atPath(change.path);
+      if (length + 3 + change.oldBlobs.length > this.entries.length) {
+        this.entries = grown(this.entries, length + 3 + change.oldBlobs.length);
+      }
+      const entries = this.entries;
+      const path = stream.atPath(change.path);
       const added = change.newBlob === null ? -1 : this.request(change.newBlob, stream);
-      const olds = change.oldBlobs.map((id) => this.request(id, stream));
-      entries.push(added, olds.length, ...olds.map((o, k) => (change.diffedAgainst[k] ? o : -(o + 1))));
-      if (added !== -1 && this.state[added] === BlobState.Pending && !this.replaces.has(added)) {
-        this.replaces.set(
-          added,
-          olds.filter((_, k) => change.diffedAgainst[k]),
-        );
+      entries[length++] = path;
+      entries[length++] = added;
+      entries[length++] = change.oldBlobs.length;
+      const olds = length;
+      let references = 0;
+      for (let k = 0; k < change.oldBlobs.length; k++) {
+        const old = this.request(change.oldBlobs[k]!, stream);
+        entries[length++] = change.diffedAgainst[k] ? old : -(old + 1);
+        if (change.diffedAgainst[k]) references++;
+      }
+      if (added !== -1 && this.state[added] === BlobState.Pending && this.firstReference[added] === 0) {
+        const stored = entries.subarray(olds, length).filter((o) => o >= 0);
+        this.firstReference[added] = references === 0 ? -1 : stored[0]! + 1;
+        if (references > 1) this.moreReferences.set(added, Array.from(stored));
         introduced.push(added);
       }
     }
-    if (this.poolLength + entries.length > this.pool.length) {
-      const grown = new Int32Array(Math.max(this.pool.length * 2, this.poolLength + entries.length));
-      grown.set(this.pool.subarray(0, this.poolLength));
-      this.pool = grown;
-    }
-    const start = this.poolLength;
-    this.pool.set(entries, start);
-    this.poolLength += entries.length;
-    return { record: { sha: ownString(sha), start, end: this.poolLength }, introduced };
+    this.log.append(this.entries, length);
+    return introduced;
   }
 
   /**
-   * Whether git's diff of this commit may add a detection line, or may fail on a missing blob. git's
-   * line diff (xdiff) trims the lines two versions share at both ends before it diffs, and its later
-   * sliding of a change only swaps lines of equal content, so every line it calls added has the
-   * content of a line outside the shared ends: the region the gate read for a CleanAgainstPair blob.
+   * Calls `decide` with each recorded commit, in the order recorded, and whether git's diff of it
+   * may add a detection line (mayAddDetectionLine). Once every blob is gated.
    */
-  mayAddDetectionLine(record: CommitRecord): boolean {
-    const entries = this.pool;
-    for (let i = record.start; i < record.end; ) {
-      const added = entries[i]!;
-      const oldCount = entries[i + 1]!;
-      const stored = entries.slice(i + 2, i + 2 + oldCount);
-      i += 2 + oldCount;
+  decideCommits(decide: (commit: number, mayAddDetectionLine: boolean) => void): void {
+    this.log.readAll((numbers, from, to) => {
+      decide(numbers[from]!, this.mayAddDetectionLine(numbers, from + 1, to));
+    });
+  }
+
+  /** Lets the records go (their file, when they needed one). */
+  close(): void {
+    this.log.close();
+  }
+
+  /**
+   * Whether git's diff of the commit whose entries are `entries[from, to)` may add a detection line,
+   * or may fail on a missing blob. git's line diff (xdiff) trims the lines two versions share at
+   * both ends before it diffs, and its later sliding of a change only swaps lines of equal content,
+   * so every line it calls added has the content of a line outside the shared ends: the region the
+   * gate read for a CleanAgainstPair blob.
+   */
+  private mayAddDetectionLine(entries: Int32Array, from: number, end: number): boolean {
+    for (let i = from; i < end; ) {
+      const added = entries[i + 1]!;
+      const oldCount = entries[i + 2]!;
+      const stored = entries.subarray(i + 3, i + 3 + oldCount);
+      i += 3 + oldCount;
       if (stored.some((o) => this.state[o < 0 ? -o - 1 : o] === BlobState.Missing)) return true;
-      const olds = stored.filter((o) => o >= 0); // the versions git diffs the new blob against
       if (added === -1) continue;
       const state = this.state[added];
       if (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) return true;
-      if (state === BlobState.CleanAgainstPair && !olds.includes(this.pairedWith[added]!)) return true;
+      // The versions git diffs the new blob against are the ones stored as is.
+      if (state === BlobState.CleanAgainstPair && !stored.includes(this.pairedWith[added]!)) return true;
     }
     return false;
   }
 
+  /**
+   * The numbers of the paths where any record names a missing blob, new or old. Every (path, blob)
+   * of a listed commit's tree was brought in by some listed commit at that path (a root commit
+   * lists all its files; a merge's version equal to a parent's came from that parent's side), so,
+   * when no commit went unlisted, these are the only paths where any tree holds a missing blob.
+   */
+  pathsNamingMissing(): Set<number> {
+    const paths = new Set<number>();
+    const missing = (o: number) => this.state[o < 0 ? -o - 1 : o] === BlobState.Missing;
+    this.log.readAll((entries, from, end) => {
+      for (let i = from + 1; i < end; ) {
+        const added = entries[i + 1]!;
+        const oldCount = entries[i + 2]!;
+        if ((added !== -1 && missing(added)) || entries.subarray(i + 3, i + 3 + oldCount).some(missing))
+          paths.add(entries[i]!);
+        i += 3 + oldCount;
+      }
+    });
+    return paths;
+  }
+
+  /**
+   * The versions blob `index` replaces in the commit that first brought it in, while it waits to
+   * be gated; undefined before that commit is listed, and once forgotten.
+   */
+  referencesOf(index: number): readonly number[] | undefined {
+    const first = this.firstReference[index]!;
+    if (first === 0) return undefined;
+    if (first === -1) return [];
+    return this.moreReferences.get(index) ?? [first - 1];
+  }
+
+  /** Blob `index` is gated (or missing): its references are no longer needed. */
+  forgetReferences(index: number): void {
+    if (this.firstReference[index] === 0) return;
+    this.firstReference[index] = 0;
+    this.moreReferences.delete(index);
+  }
+
   private request(id: string, stream: PathOrderedRequests): number {
-    const found = this.index.get(id);
-    if (found !== undefined) return found;
-    const index = this.index.size;
-    this.index.set(ownString(id), index);
-    if (index >= this.state.length) this.grow();
+    const size = this.ids.size;
+    const index = this.ids.intern(id);
+    if (index < size) return index;
+    if (index >= this.state.length) {
+      this.state = grown(this.state, index + 1);
+      this.pairedWith = grown(this.pairedWith, index + 1);
+      this.firstReference = grown(this.firstReference, index + 1);
+    }
     stream.request(id, index);
     return index;
   }
-
-  private grow(): void {
-    const state = new Uint8Array(this.state.length * 2);
-    state.set(this.state);
-    this.state = state;
-    const paired = new Int32Array(this.pairedWith.length * 2);
-    paired.set(this.pairedWith);
-    this.pairedWith = paired;
-  }
 }
 
-/**
- * A copy of `text` that holds no other string. The listing's ids are slices of the strings its
- * output was read into, and V8 keeps a slice's whole parent alive: kept as map keys, they held all
- * of `git log --raw`'s output (21 MB on a 39,000-commit history) until the scan ended.
- */
-export function ownString(text: string): string {
-  return Buffer.from(text, 'latin1').toString('latin1');
+/** A copy of `array` with room for at least `needed` elements (twice the room, or more). */
+function grown<T extends Uint8Array | Int32Array>(array: T, needed: number): T {
+  const copy = new (array.constructor as new (length: number) => T)(Math.max(array.length * 2, needed));
+  copy.set(array);
+  return copy;
 }

@@ -108,7 +108,7 @@ export class DeferredGate {
   missing(index: number): void {
     this.blobs.state[index] = BlobState.Missing;
     this.blobs.missingCount++;
-    this.blobs.replaces.delete(index);
+    this.blobs.forgetReferences(index);
     for (const waiting of this.takeWaiters(index)) this.tryGate(waiting);
   }
 
@@ -133,7 +133,7 @@ export class DeferredGate {
   private tryGate(index: number): void {
     if (this.blobs.state[index] !== BlobState.Pending) return;
     const content = this.held.get(index);
-    const references = this.blobs.replaces.get(index);
+    const references = this.blobs.referencesOf(index);
     if (content === undefined || references === undefined) return;
     let coming = -1;
     for (const reference of references) {
@@ -188,7 +188,7 @@ export class DeferredGate {
 
   private settle(index: number, state: BlobState): void {
     this.blobs.state[index] = state;
-    this.blobs.replaces.delete(index);
+    this.blobs.forgetReferences(index);
     if (state === BlobState.CleanAgainstPair) return;
     // Clean spreads to the versions paired with it, and on along their chain.
     const stack = [index];

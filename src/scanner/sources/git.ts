@@ -29,10 +29,14 @@ const GIT_ENV_OVERRIDES: Record<string, string> = {
  * on very large packs, at a price that depends on how a git jumps about the pack: measured on a
  * 92 MB pack, `git cat-file` (every blob, oldest first) took 5.2 s within 32 MB, 3.3 s within 64 MB
  * and 2.7 s within 256 MB (98, 124 and 178 MB resident), and the listing of tree changes 2.5 s, 2.0 s
- * and 1.6 s; the whole scan about 1.35x and 1.1-1.2x as long within 32 and 64 MB. Every
- * long-running git of a scan takes these.
+ * and 1.6 s; the whole scan about 1.35x and 1.1-1.2x as long within 32 and 64 MB. Those were
+ * single windows; windows of 32 MB within 96 MB (issue 31) hold an 84 MB pack whole, and on rails'
+ * 405 MB pack, read one file's versions after another, took `cat-file` from 179-185 MB resident to
+ * 46-55 MB and the diff pass's `git log -p` from about 150 MB to 90 MB, the scan's processes from
+ * 362-372 to 284-295 MB summed, its time within the noise of a loaded machine (76 and 61 s against
+ * 79 and 68 s). Every long-running git of a scan takes these.
  */
-export const BOUNDED_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=64m', '-c', 'core.packedGitLimit=256m'];
+export const BOUNDED_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=32m', '-c', 'core.packedGitLimit=96m'];
 
 /** Whether git reads `text` as one line of its standard input (it splits at LF, drops a CR before it). */
 export function isOneInputLine(text: string): boolean {
@@ -86,6 +90,38 @@ function spawnOptions(git: GitRunner, stdout: 'pipe' | Socket): SpawnOptions {
     signal: git.signal,
     killSignal: 'SIGKILL',
   };
+}
+
+/**
+ * Runs a child's output handlers so that one that throws ends the child, and keeps the exception for
+ * the caller to reject with. Thrown from a stream's 'data' handler it would be uncaught: the process
+ * would die with a stack trace (exit 1, the "failing findings" code) or, under a host that catches
+ * uncaught exceptions (a test runner, a service), the scan's promise would never settle.
+ */
+export class HandlerGuard {
+  private failure: { error: unknown } | null = null;
+
+  constructor(private readonly end: () => void) {}
+
+  /** Runs `step` unless an earlier one failed; a throw ends the child. */
+  run(step: () => void): void {
+    if (this.failure !== null) return;
+    try {
+      step();
+    } catch (error) {
+      this.failure = { error };
+      this.end();
+    }
+  }
+
+  /** Whether a step threw; `error` is then what it threw. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
+  get error(): unknown {
+    return this.failure?.error;
+  }
 }
 
 /** Runs a short git command to completion and collects its output. */

@@ -5,6 +5,7 @@ import {
   BOUNDED_PACK_MEMORY,
   firstLine,
   type GitRunner,
+  HandlerGuard,
   isOneInputLine,
   runGit,
   spawnFailure,
@@ -64,8 +65,45 @@ export interface HistoryScanOptions {
   parallelism: number;
 }
 
+/** Commit ids by place, and runs of them as `<hex>\n` records for git's standard input. */
+export interface CommitSequence {
+  readonly length: number;
+  at(i: number): string;
+  /** The records of commits [from, to). */
+  slice(from: number, to: number): Buffer;
+}
+
+/**
+ * A CommitList read from its end: no copy of the list (41 bytes a commit, 53 MB for a
+ * 1.3-million-commit history), each run it gives reversed as it is asked for.
+ */
+export class ReversedCommits implements CommitSequence {
+  constructor(private readonly list: CommitList) {}
+  get length(): number {
+    return this.list.length;
+  }
+  at(i: number): string {
+    return this.list.at(this.list.length - 1 - i);
+  }
+  slice(from: number, to: number): Buffer {
+    const width = this.list.width;
+    const n = this.list.length;
+    const out = Buffer.allocUnsafe((to - from) * width);
+    for (let i = from; i < to; i++)
+      this.list.records.copy(out, (i - from) * width, (n - 1 - i) * width, (n - i) * width);
+    return out;
+  }
+  /** The commits at the first `count` of `places` (places in this order), as a list. */
+  pick(places: Int32Array, count: number): CommitList {
+    const n = this.list.length;
+    const mapped = new Int32Array(count);
+    for (let k = 0; k < count; k++) mapped[k] = n - 1 - places[k]!;
+    return this.list.pick(mapped, count);
+  }
+}
+
 /** A list of commit ids stored as one buffer of fixed-width `<hex>\n` records: ~41 bytes a commit. */
-export class CommitList {
+export class CommitList implements CommitSequence {
   constructor(
     readonly records: Buffer,
     readonly width: number,
@@ -83,14 +121,6 @@ export class CommitList {
   slice(from: number, to: number): Buffer {
     return this.records.subarray(from * this.width, to * this.width);
   }
-  /** The list in the opposite order (oldest first, for `git rev-list` output). */
-  reversed(): CommitList {
-    const out = Buffer.allocUnsafe(this.records.length);
-    const n = this.length;
-    for (let i = 0; i < n; i++)
-      this.records.copy(out, (n - 1 - i) * this.width, i * this.width, (i + 1) * this.width);
-    return new CommitList(out, this.width);
-  }
   /** The commits for which `keep` says true, in the same order. */
   filter(keep: (sha: string) => boolean): CommitList {
     const parts: Buffer[] = [];
@@ -98,6 +128,15 @@ export class CommitList {
       if (keep(this.at(i))) parts.push(this.records.subarray(i * this.width, (i + 1) * this.width));
     }
     return new CommitList(Buffer.concat(parts), parts.length === 0 ? 0 : this.width);
+  }
+  /** The commits at the first `count` of `places`, in that order. */
+  pick(places: Int32Array, count: number): CommitList {
+    const out = Buffer.allocUnsafe(count * this.width);
+    for (let k = 0; k < count; k++) {
+      const at = places[k]! * this.width;
+      this.records.copy(out, k * this.width, at, at + this.width);
+    }
+    return new CommitList(out, count === 0 ? 0 : this.width);
   }
   concat(other: CommitList): CommitList {
     if (other.length === 0) return this;
@@ -133,8 +172,25 @@ export async function scanCommitsByDiff(
     paths === undefined || !paths.every(isOneInputLine)
       ? undefined
       : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`);
-  await Promise.all(parts.map((part) => scanPart(options, part, unreadable, onCommitDone, limit)));
+  // When one part fails, the others stop too: the scan has failed.
+  const running = new RunningGits();
+  await Promise.all(
+    parts.map((part) => scanPart(options, part, unreadable, onCommitDone, limit, running)),
+  ).catch((e: unknown) => {
+    running.stopAll();
+    throw e;
+  });
   return unreadable;
+}
+
+/** The `git log` processes of one diff pass, so that a failure in one part ends the others. */
+class RunningGits {
+  stopped = false;
+  readonly ends = new Set<() => void>();
+  stopAll(): void {
+    this.stopped = true;
+    for (const end of this.ends) end();
+  }
 }
 
 /**
@@ -210,11 +266,12 @@ async function scanPart(
   unreadable: string[],
   onCommitDone: () => void,
   limit: Buffer | undefined,
+  running: RunningGits,
 ): Promise<void> {
   let start = 0;
-  while (start < part.length) {
+  while (start < part.length && !running.stopped) {
     const stdin = limit === undefined ? part.from(start) : Buffer.concat([part.from(start), limit]);
-    const run = await runLog(options, ['--stdin'], stdin, onCommitDone);
+    const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running);
     if (run.ok) return;
     // git prints a commit's header only after its rename detection has read blobs, so the failing
     // commit is either the last one whose header we saw or the one after it: try each alone.
@@ -223,7 +280,7 @@ async function scanPart(
     let next = candidates[candidates.length - 1]! + 1;
     for (const index of candidates) {
       if (index >= part.length) break;
-      const single = await runLog(options, [part.at(index)], undefined, () => {});
+      const single = await runLog(options, [part.at(index)], undefined, () => {}, running);
       if (!single.ok) {
         unreadable.push(part.at(index));
         next = index + 1;
@@ -244,6 +301,7 @@ function runLog(
   revisions: string[],
   stdin: Buffer | undefined,
   onCommitDone: () => void,
+  running: RunningGits,
 ): Promise<LogRun> {
   return new Promise((resolve, reject) => {
     const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
@@ -252,13 +310,21 @@ function runLog(
       if (parser.commitsSeen > 1) onCommitDone();
     });
     const child = spawnGit(options.git, [...LOG_ARGS, ...revisions]);
-    child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
+    // The sink and onCommitDone run inside the parser: one that throws ends git and rejects the run.
+    const end = () => child.kill('SIGKILL');
+    const guard = new HandlerGuard(end);
+    running.ends.add(end);
+    child.stdout.on('data', (chunk: Buffer) => guard.run(() => parser.push(chunk)));
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(options.git, e)));
     child.on('close', (code) => {
-      parser.end();
-      if (code === 0 && parser.commitsSeen > 0) onCommitDone();
-      resolve({ ok: code === 0, commitsSeen: parser.commitsSeen });
+      running.ends.delete(end);
+      guard.run(() => {
+        parser.end();
+        if (code === 0 && parser.commitsSeen > 0) onCommitDone();
+      });
+      if (guard.failed) reject(guard.error);
+      else resolve({ ok: code === 0, commitsSeen: parser.commitsSeen });
     });
     child.stdin.on('error', () => {}); // git died early; its exit code says so.
     child.stdin.end(stdin);

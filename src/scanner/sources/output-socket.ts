@@ -17,7 +17,7 @@ const READ_BUFFER = 256 << 10;
 export interface OutputSocket {
   writer: net.Socket;
   reader: net.Socket;
-  /** Resolves when the reader has seen the end of the output (every writer has closed). */
+  /** Resolves when the reader has seen the end of the output (every writer has closed) or is destroyed. */
   ended: Promise<void>;
 }
 
@@ -56,6 +56,8 @@ export async function openOutputSocket(onData: (chunk: Buffer) => void): Promise
   const ended = new Promise<void>((resolve, reject) => {
     reader.once('end', resolve);
     reader.once('error', reject);
+    // Destroyed by us (the caller gave up on the output): no 'end' will come.
+    reader.once('close', () => resolve());
   });
   ended.catch(() => {}); // the caller awaits it; an error before then is not left unhandled
   reader.once('connect', () => reader.write(token));

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { liveChildProcesses, liveChildren, noChildLeft } from '../../../test/helpers/child-processes.js';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { renderReport } from '../report/index.js';
@@ -17,7 +18,7 @@ vi.mock('./tree-changes.js', async (importOriginal) => {
   return {
     ...original,
     listTreeChanges: (...args: Parameters<typeof original.listTreeChanges>) =>
-      original.listTreeChanges(args[0], args[1], args[2], args[3], args[4], args[5] ?? 3),
+      original.listTreeChanges(args[0], args[1], args[2], args[3], args[4], args[5] ?? 3, args[6]),
   };
 });
 
@@ -91,6 +92,69 @@ describe('listTreeChanges in processes of a few commits', () => {
       const report = (method: 'blob-first' | 'diff') =>
         scanRepository({ path, method }).then((r) => renderReport(r, 'json', { toolVersion: 'test' }));
       expect(await report('blob-first')).toBe(await report('diff'));
+    }
+  });
+});
+
+describe('an exception in the per-commit callback', () => {
+  it('rejects the listing with it, hands on no later commit and leaves no git running', async () => {
+    const git = { binary: 'git', repo: repo.dir };
+    const { list } = await listCommits(git);
+    const failure = new Error('the callback failed');
+    let calls = 0;
+    // The fourth commit is in the listing's second process (3 commits each).
+    const listed = listTreeChanges(
+      git,
+      list,
+      () => {
+        if (++calls === 4) throw failure;
+      },
+      () => {},
+      'combined',
+      3,
+    );
+    await expect(listed).rejects.toBe(failure);
+    expect(calls).toBe(4);
+    expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
+  });
+});
+
+describe('a paced listing', () => {
+  it('settles when its git is killed while it waits (by the system, say), and leaves no git running', async () => {
+    // More output than a pipe holds, so git is still writing when the listing stops reading.
+    const wide = new TestRepo();
+    try {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 3000; i++) files[`dir/file-${i}.txt`] = `${i}\n`;
+      wide.commitFiles(files, 'many files');
+      const git = { binary: 'git', repo: wide.dir };
+      const { list } = await listCommits(git);
+      // A reader that never catches up: the listing waits after its first piece of output, and
+      // then its git is killed from outside.
+      const killGits = () => {
+        for (const child of liveChildProcesses())
+          if (child.name === 'git') process.kill(child.pid, 'SIGKILL');
+      };
+      const unlisted: string[] = [];
+      const listed = listTreeChanges(
+        git,
+        list,
+        () => {},
+        (sha) => unlisted.push(sha),
+        'combined',
+        1 << 30,
+        {
+          pace: () => {
+            setTimeout(killGits, 50);
+            return true;
+          },
+        },
+      );
+      await listed;
+      expect(unlisted).toEqual([list.at(0)]); // handed back, to be read the careful way
+      expect(await noChildLeft('git')).toBe(true);
+    } finally {
+      wide.cleanup();
     }
   });
 });

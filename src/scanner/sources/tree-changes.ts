@@ -1,5 +1,5 @@
-import { BOUNDED_PACK_MEMORY, type GitRunner, spawnFailure, spawnGit } from './git.js';
-import type { CommitList } from './history.js';
+import { BOUNDED_PACK_MEMORY, type GitRunner, HandlerGuard, spawnFailure, spawnGit } from './git.js';
+import type { CommitSequence } from './history.js';
 
 /**
  * One path a commit changed, as `git log --raw -c` lists it: the blob it has now (null when the path
@@ -25,6 +25,8 @@ export interface TreeChange {
  * blobs. Output-shaping options are pinned as in history.ts.
  */
 const RAW_ARGS = [
+  // Paths limiting a listing (`paths`) are file names, never patterns.
+  '--literal-pathspecs',
   ...BOUNDED_PACK_MEMORY,
   // Trees only: a small delta-base cache costs nothing here (65 MB instead of 180 MB, same speed).
   '-c',
@@ -66,24 +68,40 @@ const NUL = 0;
 const LISTING_CHUNK = 4096;
 
 /**
+ * Holds the listing back to its reader's pace: called after each piece of git's output is parsed,
+ * true when the listing must wait, and then it calls `resume` (later, never from within the call)
+ * when it may go on.
+ */
+export type ListingPace = (resume: () => void) => boolean;
+
+/**
  * Lists the tree changes of every commit in `commits`, in order, calling `onCommit` once for each,
  * `chunk` commits to a git process. When git dies on a damaged object, the commits it could not list
  * are handed to `onUnlisted` (the caller reads them the careful way) and the listing resumes after
- * them.
+ * them. `paths` limits the listing to those paths (literally; none may hold a line break).
  */
 export async function listTreeChanges(
   git: GitRunner,
-  commits: CommitList,
+  commits: CommitSequence,
   onCommit: (sha: string, changes: TreeChange[]) => void,
   onUnlisted: (sha: string) => void,
   mode: ListingMode = 'combined',
   chunk = LISTING_CHUNK,
+  { pace, paths }: { pace?: ListingPace; paths?: readonly string[] } = {},
 ): Promise<void> {
-  const args = [...RAW_ARGS, ...MODE_ARGS[mode]];
+  // `--sparse`: with paths, every commit is printed, even one the paths leave unchanged against
+  // a parent (history simplification would drop a merge equal to one parent there).
+  const args = [...RAW_ARGS, ...MODE_ARGS[mode], ...(paths === undefined ? [] : ['--sparse'])];
+  // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
+  const limit =
+    paths === undefined ? undefined : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`, 'latin1');
   let start = 0;
   while (start < commits.length) {
+    git.signal?.throwIfAborted(); // an aborted scan starts no more gits
     const end = Math.min(commits.length, start + chunk);
-    const listed = await runRaw(git, args, commits.slice(start, end), onCommit);
+    const stdin =
+      limit === undefined ? commits.slice(start, end) : Buffer.concat([commits.slice(start, end), limit]);
+    const listed = await runRaw(git, args, stdin, onCommit, pace);
     if (listed === null) {
       start = end;
       continue;
@@ -104,26 +122,41 @@ export async function listTreeChanges(
   }
 }
 
-/** One `git log --raw` run; null when it listed everything, else how many commits it completed. */
+/**
+ * One `git log --raw` run; null when it listed everything, else how many commits it completed. An
+ * exception thrown by `onCommit` ends git and rejects the run (HandlerGuard).
+ */
 function runRaw(
   git: GitRunner,
   args: string[],
   stdin: Buffer,
   onCommit: (sha: string, changes: TreeChange[]) => void,
+  pace: ListingPace | undefined,
 ): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const parser = new RawParser(onCommit);
     const child = spawnGit(git, args);
-    child.stdout.on('data', (chunk: Buffer) => parser.push(chunk));
+    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
+    const resume = () => child.stdout.resume();
+    // Once git has exited (killed: the scan was aborted or failed), its output is read to the end
+    // unpaced: a paused pipe would never end, and the run never settle.
+    let exited = false;
+    child.on('exit', () => {
+      exited = true;
+      resume();
+    });
+    child.stdout.on('data', (chunk: Buffer) =>
+      guard.run(() => {
+        parser.push(chunk);
+        if (!exited && pace?.(resume)) child.stdout.pause();
+      }),
+    );
     child.stderr.resume();
     child.on('error', (e) => reject(spawnFailure(git, e)));
     child.on('close', (code) => {
-      if (code === 0) {
-        parser.finish();
-        resolve(null);
-      } else {
-        resolve(parser.completed);
-      }
+      if (code === 0) guard.run(() => parser.finish());
+      if (guard.failed) reject(guard.error);
+      else resolve(code === 0 ? null : parser.completed);
     });
     child.stdin.on('error', () => {}); // git died early; its exit code says so.
     child.stdin.end(stdin);
