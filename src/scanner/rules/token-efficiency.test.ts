@@ -1,25 +1,11 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { describe, expect, it } from 'vitest';
-import { CASES } from '../../../test/fixtures/generic-secret-cases.js';
+import { CASES, randoms as randomStrings } from '../../../test/fixtures/generic-secret-cases.js';
 import { bpeTokenCount, tokenEfficiency } from './token-efficiency.js';
 
 const reference = new Tiktoken(cl100k);
 
-/** Deterministic random strings (xorshift), as the scanner meets them in `token = "..."`. */
-function randomStrings(alphabet: string, length: number, count: number, seed: number): string[] {
-  let x = seed;
-  return Array.from({ length: count }, () => {
-    let s = '';
-    for (let i = 0; i < length; i++) {
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      s += alphabet[Math.abs(x) % alphabet.length];
-    }
-    return s;
-  });
-}
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const RANDOM = [
   ...randomStrings('0123456789abcdef', 32, 2000, 3),

@@ -12,6 +12,26 @@ export interface AddedLineSink {
   onCandidateLine(commit: CommitInfo, path: string, lineNo: number, text: string): void;
 }
 
+/**
+ * The patch options whose output the parser reads, pinned so that no user configuration (color,
+ * prefixes, external diff drivers, textconv, submodule logs) changes it: only changed lines, every
+ * hunk apart, renames found, `a/` and `b/` prefixes. The history's `git log` and the staged
+ * changes' `git diff --cached` both take them.
+ */
+export const PATCH_OPTIONS = [
+  '-p',
+  '-U0',
+  '-M',
+  '--inter-hunk-context=0',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-relative',
+  '--submodule=short',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
+
 /** The commit header format the parser expects: `\x01<sha>\x1f<author>\x1f<author date>`. */
 export const COMMIT_FORMAT = '--format=%x01%H%x1f%an%x1f%aI';
 

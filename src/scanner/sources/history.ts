@@ -1,6 +1,6 @@
 import { ScanError } from '../errors.js';
 import { walkCommits } from './commit-walk.js';
-import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser } from './diff-parser.js';
+import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser, PATCH_OPTIONS } from './diff-parser.js';
 import {
   BOUNDED_PACK_MEMORY,
   firstLine,
@@ -39,19 +39,9 @@ const LOG_ARGS = [
   '--no-walk=unsorted',
   COMMIT_FORMAT,
   '--encoding=UTF-8',
-  '-p',
-  '-U0',
   '--cc',
-  '-M',
-  '--inter-hunk-context=0',
-  '--no-color',
-  '--no-ext-diff',
-  '--no-textconv',
-  '--no-relative',
   '--no-notes',
-  '--submodule=short',
-  '--src-prefix=a/',
-  '--dst-prefix=b/',
+  ...PATCH_OPTIONS,
 ];
 
 /** Below this many commits a second git process costs more than it saves. */

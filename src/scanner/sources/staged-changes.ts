@@ -1,5 +1,5 @@
 import { ScanError } from '../errors.js';
-import { type AddedLineSink, DiffStreamParser } from './diff-parser.js';
+import { type AddedLineSink, DiffStreamParser, PATCH_OPTIONS } from './diff-parser.js';
 import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git.js';
 
 /**
@@ -7,23 +7,7 @@ import { firstLine, type GitRunner, runGit, spawnFailure, spawnGit } from './git
  * has them (history.ts): the lines the index adds relative to HEAD (the whole index before the first
  * commit), renames detected, no color, prefixes or external drivers from the user's configuration.
  */
-const STAGED_DIFF_ARGS = [
-  '-c',
-  'diff.renames=true',
-  'diff',
-  '--cached',
-  '-p',
-  '-U0',
-  '-M',
-  '--inter-hunk-context=0',
-  '--no-color',
-  '--no-ext-diff',
-  '--no-textconv',
-  '--no-relative',
-  '--submodule=short',
-  '--src-prefix=a/',
-  '--dst-prefix=b/',
-];
+const STAGED_DIFF_ARGS = ['-c', 'diff.renames=true', 'diff', '--cached', ...PATCH_OPTIONS];
 
 /**
  * Hands the staged changes' added lines to `sink`, as one commit whose id is empty: the author is
