@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { hostCookie } from '../server/middleware/host-cookie.js';
 import { OAUTH_STATE_TTL_MS } from '../services/oauth-sign-in.js';
 
 /**
@@ -8,26 +8,17 @@ import { OAUTH_STATE_TTL_MS } from '../services/oauth-sign-in.js';
  * it comes back on the provider's top-level redirect to the callback; as long-lived as the state;
  * `__Host-` over https, like the session cookie.
  */
-const NAME = 'svc_oauth_state';
-
-const isHttps = (baseUrl: string) => baseUrl.startsWith('https:');
-const nameFor = (baseUrl: string) => (isHttps(baseUrl) ? `__Host-${NAME}` : NAME);
+const cookie = hostCookie('svc_oauth_state', OAUTH_STATE_TTL_MS);
 
 export function setOAuthStateCookie(c: Context, state: string, baseUrl: string): void {
-  setCookie(c, nameFor(baseUrl), state, {
-    httpOnly: true,
-    sameSite: 'Lax',
-    secure: isHttps(baseUrl),
-    path: '/',
-    maxAge: Math.floor(OAUTH_STATE_TTL_MS / 1000),
-  });
+  cookie.write(c, state, baseUrl);
 }
 
 export function oauthStateOf(c: Context, baseUrl: string): string | undefined {
-  return getCookie(c, nameFor(baseUrl));
+  return cookie.read(c, baseUrl);
 }
 
 /** Used once, whatever the outcome: a second callback in this browser needs a new start. */
 export function clearOAuthStateCookie(c: Context, baseUrl: string): void {
-  deleteCookie(c, nameFor(baseUrl), { path: '/', secure: isHttps(baseUrl) });
+  cookie.clear(c, baseUrl);
 }
