@@ -1,7 +1,9 @@
 /**
  * The layering of src/ (docs/ARCHITECTURE.md), checked by `npm run lint:layers` inside `npm test`.
  * Dependencies point down: L0 scanner, L1 verify/hooks/storage/auth, L2 services, L3 server/mcp/web,
- * L4 cli. web/ (the dashboard's pages, .tsx) is L3 like server/ and mcp/: nothing below imports it.
+ * L3.5 app (the one composition root that mounts server's API, web's pages and mcp on one Hono app),
+ * L4 cli. web/ (the dashboard's pages, .tsx) and mcp/ may take server's HTTP plumbing (middleware,
+ * errors, deps); server/ imports neither of them.
  * Tests (`*.test.ts`) may reach anything: they are not part of the product.
  */
 const notTests = '\\.test\\.tsx?$';
@@ -35,20 +37,32 @@ module.exports = {
     ),
     forbid(
       'l1-below-services',
-      'verify, hooks, storage and auth (L1) never import services, server, mcp, web or cli.',
+      'verify, hooks, storage and auth (L1) never import services, server, mcp, web, app or cli.',
       '^src/(verify|hooks|storage|auth)/',
-      { path: '^src/(services|server|mcp|web|cli)/' },
+      { path: '^src/(services|server|mcp|web|app|cli)/' },
     ),
     forbid(
       'services-below-adapters',
       'services (L2) hold the rules; entry points (server, mcp, web, cli) are thin adapters above them.',
       '^src/services/',
-      { path: '^src/(server|mcp|web|cli)/' },
+      { path: '^src/(server|mcp|web|app|cli)/' },
+    ),
+    forbid(
+      'server-below-web-and-mcp',
+      'server/ (the JSON API and the HTTP plumbing) never imports the pages or MCP: app/ mounts them all.',
+      '^src/server/',
+      { path: '^src/(web|mcp|app)/' },
+    ),
+    forbid(
+      'adapters-below-app',
+      'server, mcp and web (L3) never import the composition root (L3.5).',
+      '^src/(server|mcp|web)/',
+      { path: '^src/app/' },
     ),
     forbid(
       'adapters-below-cli',
-      'server, mcp and web (L3) never import the command line (L4), which composes them.',
-      '^src/(server|mcp|web)/',
+      'server, mcp, web and app (L3) never import the command line (L4), which starts them.',
+      '^src/(server|mcp|web|app)/',
       { path: '^src/cli/' },
     ),
     forbid(

@@ -133,9 +133,7 @@ function siblingFolderCycles(): { in: string; folders: string[] }[] {
 
 describe('no import circle between folders', () => {
   it('no folder imports a sibling folder that imports it back (directly or round a circle)', () => {
-    // Known and tracked: server/ builds the app from web/ and mcp/, which take server's types and
-    // middleware (issue 33 puts one composition root above them). Any other circle fails here, and
-    // so does this one's disappearing without the exception going.
-    expect(siblingFolderCycles()).toEqual([{ in: 'src', folders: ['mcp', 'server', 'web'] }]);
+    // app/ is the one composition root above server/, web/ and mcp/ (issue 33 removed the last circle).
+    expect(siblingFolderCycles()).toEqual([]);
   });
 });

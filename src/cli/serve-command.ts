@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import { createApp } from '../server/app.js';
+import { createApp } from '../app/app.js';
 import { serveApp } from '../server/serve-app.js';
 import type { CliIo } from './io.js';
 import { runUntilStopped } from './service-lifetime.js';

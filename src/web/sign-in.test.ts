@@ -10,7 +10,7 @@ import { INVISIBLE_CHARACTERS } from '../../test/helpers/invisible-characters.js
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { hashToken } from '../auth/session-ids.js';
 import { createServices } from '../cli/create-services.js';
-import { createApp } from '../server/app.js';
+import { createApp } from '../app/app.js';
 import { createLogger } from '../server/logger.js';
 
 const PASSWORD = 'correct horse battery';

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { createServices } from '../../src/cli/create-services.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createApp } from '../../src/server/app.js';
+import { createApp } from '../../src/app/app.js';
 import type { RateScope } from '../../src/server/rate-limits.js';
 import { type ListenOptions, serveApp } from '../../src/server/serve-app.js';
 import type { Plan } from '../../src/services/vocabulary.js';
