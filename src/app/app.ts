@@ -1,13 +1,5 @@
 import { Hono } from 'hono';
 import { MCP_MAX_BODY_BYTES, mcpRoute } from '../mcp/endpoint.js';
-import { withinMs } from '../services/within-ms.js';
-import { DatabaseUnavailableError } from '../storage/index.js';
-import { VERSION } from '../version.js';
-import { assetsRoute } from '../web/assets.js';
-import { authRoutes } from '../web/auth-routes.js';
-import { dashboardRoutes } from '../web/dashboard-routes.js';
-import { pageHeaders } from '../web/page-support.js';
-import { ErrorPage, wantsPage } from '../web/pages/error.js';
 import type { AppDeps } from '../server/deps.js';
 import { httpErrorOf } from '../server/errors.js';
 import { type AuthVariables, authenticate } from '../server/middleware/authenticate.js';
@@ -25,6 +17,14 @@ import { integrationsRoute } from '../server/routes/integrations.js';
 import { keysRoute } from '../server/routes/keys.js';
 import { scansRoute } from '../server/routes/scans.js';
 import { teamRoute } from '../server/routes/team.js';
+import { withinMs } from '../services/within-ms.js';
+import { DatabaseUnavailableError } from '../storage/index.js';
+import { VERSION } from '../version.js';
+import { assetsRoute } from '../web/assets.js';
+import { authRoutes } from '../web/auth-routes.js';
+import { dashboardRoutes } from '../web/dashboard-routes.js';
+import { pageHeaders } from '../web/page-support.js';
+import { ErrorPage, wantsPage } from '../web/pages/error.js';
 
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;
