@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.js';
 import { createApp } from '../app/app.js';
+import type { Config } from '../config/config.js';
 import { serveApp } from '../server/serve-app.js';
 import type { CliIo } from './io.js';
 import { runUntilStopped } from './service-lifetime.js';

@@ -8,9 +8,9 @@ import { REDIS_URL, redisAvailable } from '../../test/helpers/databases.js';
 import { FakeOAuthA } from '../../test/helpers/fake-oauth.js';
 import { INVISIBLE_CHARACTERS } from '../../test/helpers/invisible-characters.js';
 import { startTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { createApp } from '../app/app.js';
 import { hashToken } from '../auth/session-ids.js';
 import { createServices } from '../cli/create-services.js';
-import { createApp } from '../app/app.js';
 import { createLogger } from '../server/logger.js';
 
 const PASSWORD = 'correct horse battery';
