@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  browserTestsRun,
+  expectAccessible,
+  launchBrowser,
+  PASSWORD,
+  screenshot,
+  signUpInBrowser,
+} from '../helpers/browser.js';
 import { FakeOAuthA } from '../helpers/fake-oauth.js';
 import { FakeRegistries } from '../helpers/fake-registries.js';
 import { fakeCloudKeyId, fakePaymentKey } from '../helpers/fake-secrets.js';
@@ -12,17 +17,9 @@ import { TestRepo } from '../helpers/git-repo.js';
 import { freePort } from '../helpers/service-process.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
-/** Debian's chromium (apt-get install chromium); SVC_CHROMIUM points elsewhere. */
-const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI !== 'true') {
-  console.warn(`chromium not found at ${CHROMIUM}: browser tests skipped (apt-get install chromium)`);
-}
-const RESULTS = join(import.meta.dirname, '..', '..', 'test-results');
-const PASSWORD = 'correct horse battery';
 const OLD = new Date('2020-01-01T00:00:00Z');
 
-describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a real browser', () => {
+describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
   let browser: Browser;
   let fake: FakeOAuthA;
   let registries: FakeRegistries;
@@ -35,7 +32,6 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a 
   let page: Page;
 
   beforeAll(async () => {
-    mkdirSync(RESULTS, { recursive: true });
     // The git server sends slowly (about 1 s for the clone): time to see the scan follow its states.
     [fake, registries, git] = await Promise.all([
       FakeOAuthA.start(),
@@ -63,7 +59,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a 
       env: { SVC_SCAN_HOSTS: `github.com,${git.origin}` },
     });
     ({ close } = await t.listen({ port }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {
@@ -80,22 +76,9 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the dashboard in a 
     return () => context.close();
   });
 
-  /** No serious or critical accessibility violation on the page as it is now. */
-  async function accessible(): Promise<void> {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  }
-
-  const shot = (name: string) => page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true });
-
-  async function signUp(email: string): Promise<void> {
-    await page.goto(`${base}/`);
-    await page.getByLabel('Email').nth(1).fill(email);
-    await page.getByLabel('Password').nth(1).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${base}/dashboard`);
-  }
+  const accessible = () => expectAccessible(page);
+  const shot = (name: string) => screenshot(page, name);
+  const signUp = (email: string) => signUpInBrowser(page, base, email);
 
   it('signs up, signs out and signs in again', async () => {
     await page.goto(`${base}/`);
