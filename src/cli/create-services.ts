@@ -29,6 +29,7 @@ import { createScanService } from '../services/scans.js';
 import { createSessionService } from '../services/sessions.js';
 import { createSignInService } from '../services/sign-in.js';
 import { createTeamService } from '../services/team.js';
+import { createInvitationService } from '../services/team-invitations.js';
 import { openStorage, type Storage } from '../storage/index.js';
 
 /**
@@ -161,6 +162,7 @@ export async function createServices(
     }),
     apiKeys: createApiKeyService(storage.apiKeys),
     team: createTeamService(storage.teams, now),
+    invitations: createInvitationService({ invitations: storage.invitations, teams: storage.teams, now }),
     overview: createOverviewService({ ciRuns, decisions: storage.hookDecisions }),
     rateLimiters: createRateLimiters({ redis, limits: config.rateLimits }),
     binary: fileBinarySource(config.binaryPath),

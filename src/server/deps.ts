@@ -10,6 +10,7 @@ import type { ScanService } from '../services/scans.js';
 import type { SessionService } from '../services/sessions.js';
 import type { SignInService } from '../services/sign-in.js';
 import type { TeamService } from '../services/team.js';
+import type { InvitationService } from '../services/team-invitations.js';
 import type { Storage } from '../storage/index.js';
 import type { BinarySource } from './binary-source.js';
 import type { RateLimiters } from './rate-limits.js';
@@ -29,6 +30,7 @@ export interface AppDeps {
   oauthSignIn: OAuthSignInService;
   apiKeys: ApiKeyService;
   team: TeamService;
+  invitations: InvitationService;
   overview: OverviewService;
   rateLimiters: RateLimiters;
   scans: ScanService;

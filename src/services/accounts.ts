@@ -3,6 +3,7 @@ import type { AccountRepository, ApiKeyRecord, ApiKeyRepository, Team, User } fr
 import type { CiRunService } from './ci-runs.js';
 import { normalizeEmail } from './emails.js';
 import { notFound, storageRules } from './errors.js';
+import { teamName } from './team.js';
 import { effectivePlan, type HookMode, type Plan } from './vocabulary.js';
 
 /** Users, teams, plans and API keys: what operators (svc admin) and, soon, the dashboard manage. */
@@ -46,7 +47,10 @@ export function createAccountService(deps: {
       const normal = normalizeEmail(email);
       return storageRules(() => accounts.setUserPlan(normal, plan));
     },
-    createTeam: (input) => storageRules(() => accounts.createTeam(input)),
+    createTeam: async (input) => {
+      const name = teamName(input.name);
+      return storageRules(() => accounts.createTeam({ ...input, name }));
+    },
     addMember: async (teamName, email, role) => {
       const normal = normalizeEmail(email);
       return storageRules(() => accounts.addTeamMember(teamName, normal, role));

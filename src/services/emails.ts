@@ -11,7 +11,8 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
  * selectors, the combining grapheme joiner). Each would let two addresses look alike on screen and in
  * the operator's commands while being different accounts, or hide what an address says.
  */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
+export const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
 
 export const EMAIL_INVALID = 'enter a valid email address, like name@example.com';
 export const EMAIL_INVISIBLE =

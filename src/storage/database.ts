@@ -9,6 +9,7 @@ import { KyselyAppRepositories } from './kysely/app-repositories.js';
 import { KyselyCredentials } from './kysely/credentials.js';
 import { KyselyHookDecisions } from './kysely/hook-decisions.js';
 import { KyselyIdentities } from './kysely/identities.js';
+import { KyselyInvitations } from './kysely/invitations.js';
 import { KyselyOAuthStates } from './kysely/oauth-states.js';
 import { KyselyRegistryCache } from './kysely/registry-cache.js';
 import { KyselyScans } from './kysely/scans.js';
@@ -75,6 +76,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     sessions: new KyselySessions(db),
     oauthStates: new KyselyOAuthStates(db),
     teams: new KyselyTeams(db),
+    invitations: new KyselyInvitations(db),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

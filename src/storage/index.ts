@@ -6,6 +6,7 @@ export { type OpenStorageOptions, openStorage } from './database.js';
 export { StoreError } from './errors.js';
 export type { HookDecisionInput, HookDecisionRecord, HookDecisionRepository } from './hook-decisions.js';
 export type { IdentityRepository } from './identities.js';
+export type { InvitationRecord, InvitationRefusal, InvitationRepository } from './invitations.js';
 export type { OAuthStateRepository } from './oauth-states.js';
 export type { RegistryCacheRepository } from './registry-cache.js';
 export type {
@@ -17,6 +18,6 @@ export type {
 } from './scans.js';
 export type { SessionOwner, SessionRecord, SessionRepository } from './sessions.js';
 export type { Storage } from './storage.js';
-export type { Membership, TeamMember, TeamRepository, TeamRole } from './teams.js';
+export type { Membership, RemovalOutcome, TeamMember, TeamRepository, TeamRole } from './teams.js';
 export { DatabaseUnavailableError } from './unavailable.js';
 export type { CountResult, UsageAccountKey, UsageRepository } from './usage.js';

@@ -138,6 +138,19 @@ export interface OAuthStatesTable {
   user_id: number | null;
 }
 
+export interface TeamInvitationsTable {
+  id: Generated<number>;
+  /** SHA-256 (hex) of the link's token; the token itself is only ever in the link. */
+  token_hash: string;
+  team_id: number;
+  created_by: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_by: ColumnType<number | null, number | null | undefined, number | null>;
+  used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 export interface Database {
   scans: ScansTable;
   app_repositories: AppRepositoriesTable;
@@ -149,6 +162,7 @@ export interface Database {
   users: UsersTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
+  team_invitations: TeamInvitationsTable;
   api_keys: ApiKeysTable;
   ci_run_usage: CiRunUsageTable;
 }

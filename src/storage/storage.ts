@@ -4,6 +4,7 @@ import type { AppRepositoryStore } from './app-repositories.js';
 import type { CredentialRepository } from './credentials.js';
 import type { HookDecisionRepository } from './hook-decisions.js';
 import type { IdentityRepository } from './identities.js';
+import type { InvitationRepository } from './invitations.js';
 import type { OAuthStateRepository } from './oauth-states.js';
 import type { RegistryCacheRepository } from './registry-cache.js';
 import type { ScanRepository } from './scans.js';
@@ -28,6 +29,7 @@ export interface Storage {
   sessions: SessionRepository;
   oauthStates: OAuthStateRepository;
   teams: TeamRepository;
+  invitations: InvitationRepository;
   /** One round trip; throws DatabaseUnavailableError when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

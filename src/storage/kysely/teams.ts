@@ -1,12 +1,80 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter } from 'kysely';
 import type { Team } from '../accounts.js';
 import { StoreError } from '../errors.js';
 import type { Database } from '../schema.js';
-import type { Membership, TeamMember, TeamRepository, TeamRole } from '../teams.js';
+import type { Membership, RemovalOutcome, TeamMember, TeamRepository, TeamRole } from '../teams.js';
 import { toDate, toTeam, toUser } from './rows.js';
 
 export class KyselyTeams implements TeamRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  async createTeamWithOwner(input: {
+    name: string;
+    plan: Team['plan'];
+    ownerId: number;
+    at: Date;
+  }): Promise<{ team: Team } | { refused: 'name-taken' | 'in-team' }> {
+    const at = input.at.toISOString();
+    return this.db.transaction().execute(async (trx) => {
+      const member = await trx
+        .selectFrom('team_members')
+        .select('team_id')
+        .where('user_id', '=', input.ownerId)
+        .executeTakeFirst();
+      if (member !== undefined) return { refused: 'in-team' as const };
+      const row = await trx
+        .insertInto('teams')
+        .values({ name: input.name, plan: input.plan, hook_mode: 'block', created_at: at })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return { refused: 'name-taken' as const };
+      // A racing second team of the same user fails here on the key, and its transaction rolls back.
+      await trx
+        .insertInto('team_members')
+        .values({ user_id: input.ownerId, team_id: row.id, created_at: at, role: 'owner' })
+        .execute();
+      return { team: toTeam(row) };
+    });
+  }
+
+  async removeMember(teamId: number, userId: number): Promise<RemovalOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      // On PostgreSQL the team row is locked, so that two owners leaving at once cannot both pass the
+      // last-owner check. SQLite runs one transaction at a time.
+      const team = await trx
+        .selectFrom('teams')
+        .select('id')
+        .where('id', '=', teamId)
+        .$if(this.postgres, (qb) => qb.forUpdate())
+        .executeTakeFirst();
+      if (team === undefined) return 'not-member';
+      const members = await trx
+        .selectFrom('team_members')
+        .select(['user_id', 'role'])
+        .where('team_id', '=', teamId)
+        .execute();
+      const leaving = members.find((m) => m.user_id === userId);
+      if (leaving === undefined) return 'not-member';
+      if (members.length === 1) {
+        await trx.deleteFrom('teams').where('id', '=', teamId).execute();
+        return 'team-deleted';
+      }
+      if (leaving.role === 'owner' && members.filter((m) => m.role === 'owner').length === 1) {
+        return 'last-owner';
+      }
+      await trx
+        .deleteFrom('team_members')
+        .where('team_id', '=', teamId)
+        .where('user_id', '=', userId)
+        .execute();
+      return 'removed';
+    });
+  }
 
   async membershipOf(userId: number): Promise<Membership | null> {
     const row = await this.db
