@@ -109,3 +109,4 @@ export function createInvitationService(deps: {
     },
   };
 }
+export { looksLikeInvitationToken } from '../auth/invitation-tokens.js';

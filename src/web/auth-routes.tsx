@@ -3,6 +3,7 @@ import type { AppDeps } from '../server/deps.js';
 import { requireOwnOrigin } from '../server/middleware/same-origin.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from '../server/middleware/session-cookie.js';
 import type { User } from '../storage/index.js';
+import { afterSignIn } from './invitation-cookie.js';
 import { clearOAuthStateCookie, oauthStateOf, setOAuthStateCookie } from './oauth-state-cookie.js';
 import { attempt, formFields } from './page-support.js';
 import { LandingPage, type LandingProps } from './pages/landing.js';
@@ -10,6 +11,7 @@ import { LandingPage, type LandingProps } from './pages/landing.js';
 const NOTES: Record<string, string> = {
   expired: 'Your session has expired. Sign in again.',
   signedout: 'You are signed out.',
+  invite: 'Sign in or create an account to see your team invitation; you come back to it after.',
 };
 
 /**
@@ -25,11 +27,11 @@ export function authRoutes(deps: AppDeps) {
     status: 200 | 400 | 401 | 403 | 404 | 409 | 429 | 503 = 200,
   ) => c.html(<LandingPage oauthA={deps.oauthSignIn.enabled} {...props} />, status);
 
-  /** A new session for the user (any previous one of this browser ended), then the overview. */
+  /** A new session for the user (any previous one of this browser ended), then the overview or the invitation it kept. */
   const signedIn = async (c: Context, user: User) => {
     await deps.sessions.end(sessionIdOf(c, baseUrl));
     setSessionCookie(c, await deps.sessions.start(user.id), baseUrl);
-    return c.redirect('/dashboard', 303);
+    return c.redirect(afterSignIn(c, baseUrl), 303);
   };
 
   /** The user this browser is signed in as, or null. */

@@ -8,13 +8,14 @@ import { hookSetupFor } from '../services/hook-config.js';
 import { findingGroupsOf, summaryOf } from '../services/scans.js';
 import { SESSION_EXPIRED } from '../services/sessions.js';
 import type { Principal } from '../services/vocabulary.js';
+import { keepInvitation } from './invitation-cookie.js';
 import { attempt, formFields } from './page-support.js';
 import { KeysPage, type KeysProps } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { ScanPage } from './pages/scan.js';
 import { ScansPage, type ScansProps } from './pages/scans.js';
 import { SetupPage } from './pages/setup.js';
-import { TeamPage, type TeamProps } from './pages/team.js';
+import { teamRoutes } from './team-routes.js';
 
 type PageEnv = { Variables: { principal: Principal } };
 type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429 | 503;
@@ -34,6 +35,8 @@ export function dashboardRoutes(deps: AppDeps) {
     } catch (e) {
       if (!(e instanceof DomainError && e.code === 'unauthenticated')) throw e;
       if (sessionId !== undefined) clearSessionCookie(c, baseUrl);
+      // An invitation link opened signed out: its token waits in a cookie, sign-in comes back to it.
+      if (keepInvitation(c, baseUrl)) return c.redirect('/auth/signin?note=invite', 303);
       return c.redirect(e.message === SESSION_EXPIRED ? '/auth/signin?note=expired' : '/auth/signin', 303);
     }
     if (c.req.method === 'GET') {
@@ -55,16 +58,6 @@ export function dashboardRoutes(deps: AppDeps) {
   ) =>
     c.html(
       <KeysPage email={email(c)} keys={await deps.apiKeys.list(c.get('principal'))} {...props} />,
-      status,
-    );
-
-  const teamPage = async (
-    c: Context<PageEnv>,
-    props: Omit<TeamProps, 'email' | 'view'>,
-    status: Status = 200,
-  ) =>
-    c.html(
-      <TeamPage email={email(c)} view={await deps.team.teamOf(c.get('principal'))} {...props} />,
       status,
     );
 
@@ -133,16 +126,6 @@ export function dashboardRoutes(deps: AppDeps) {
     return c.redirect(`/dashboard/scans/${encodeURIComponent(id)}`, 303);
   });
 
-  app.get('/team', (c) =>
-    teamPage(c, { info: c.req.query('saved') === '1' ? 'Hook mode saved.' : undefined }),
-  );
-  app.post('/team/mode', async (c) => {
-    const mode = (await formFields(c))('mode');
-    const result = await attempt(() => deps.team.setMode(c.get('principal'), mode));
-    if (!result.ok) return teamPage(c, { error: result.message }, result.status);
-    return c.redirect('/dashboard/team?saved=1', 303);
-  });
-
   app.get('/setup', (c) =>
     c.html(
       <SetupPage
@@ -153,5 +136,6 @@ export function dashboardRoutes(deps: AppDeps) {
       />,
     ),
   );
+  app.route('/', teamRoutes(deps));
   return app;
 }

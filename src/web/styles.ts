@@ -99,4 +99,9 @@ details.card[open] > summary { margin-bottom: .5rem; }
   .findings dl { grid-template-columns: minmax(0, 1fr); }
   .findings dd { margin-bottom: .25rem; }
 }
+/* Teams: a row's buttons side by side, and links that look like the danger button. */
+.row-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.row-actions button, .row-actions .button { margin-top: 0; }
+.button.danger { background: var(--card); color: var(--danger); border-color: var(--danger); }
+h3 { font-size: 1rem; margin: 1.25rem 0 .5rem; }
 `;

@@ -1,4 +1,5 @@
 import type { TeamView } from '../../services/team.js';
+import type { InvitationRecord } from '../../storage/index.js';
 import { DataTable, Layout, Notice, when } from '../layout.js';
 
 const MODE_WORDS = {
@@ -8,12 +9,23 @@ const MODE_WORDS = {
 
 export interface TeamProps {
   email: string;
+  /** The signed-in user's id: their own row has no actions. */
+  userId: number;
   view: TeamView | null;
+  /** An owner's open invitations. */
+  invitations: InvitationRecord[];
+  /** A link just made: shown on this page once, never again. */
+  createdLink?: { url: string; expiresAt: Date };
+  /** The team name typed before an error. */
+  name?: string;
   error?: string;
   info?: string;
 }
 
-/** Members and the hook mode: owners switch it, members see it and who set it. */
+/**
+ * The team: create one (outside any team); members and the hook mode; for owners, invitation links,
+ * making owners and removing members; leaving.
+ */
 export function TeamPage(props: TeamProps) {
   const { view } = props;
   return (
@@ -21,53 +33,187 @@ export function TeamPage(props: TeamProps) {
       <h1>Team</h1>
       <Notice kind="error" text={props.error} />
       <Notice kind="ok" text={props.info} />
-      {view === null ? (
-        <section class="card">
-          <p>You are not in a team. An operator adds you to one (svc admin add-member).</p>
-        </section>
-      ) : (
-        <>
-          <section class="card" aria-labelledby="mode-title">
-            <h2 id="mode-title">Hook mode of {view.team.name}</h2>
-            <p>
-              <strong>{MODE_WORDS[view.team.hookMode]}</strong>
-            </p>
-            <p class="muted">
-              {view.hookModeSetAt === null
-                ? 'Set when the team was created.'
-                : `Set by ${view.hookModeSetBy ?? 'an operator'} on ${when(view.hookModeSetAt)}.`}
-            </p>
-            {view.role === 'owner' ? (
-              <form method="post" action="/dashboard/team/mode">
-                <fieldset>
-                  <legend>Change the mode for every member</legend>
-                  {(['block', 'warn'] as const).map((mode) => (
-                    <label>
-                      <input type="radio" name="mode" value={mode} checked={view.team.hookMode === mode} />
-                      {MODE_WORDS[mode]}
-                    </label>
-                  ))}
-                </fieldset>
-                <button type="submit">Save mode</button>
-              </form>
-            ) : (
-              <p class="muted">Only a team owner can change it.</p>
-            )}
-          </section>
-          <section class="card" aria-labelledby="members-title">
-            <h2 id="members-title">Members</h2>
-            <DataTable headings={['Email', 'Role', 'Joined']}>
-              {view.members.map((m) => (
-                <tr>
-                  <td>{m.user.email}</td>
-                  <td>{m.role}</td>
-                  <td>{when(m.joinedAt)}</td>
-                </tr>
-              ))}
-            </DataTable>
-          </section>
-        </>
-      )}
+      {view === null ? <CreateTeam name={props.name} /> : <TeamSections {...props} view={view} />}
     </Layout>
+  );
+}
+
+function CreateTeam(props: { name: string | undefined }) {
+  return (
+    <section class="card" aria-labelledby="create-team-title">
+      <h2 id="create-team-title">Create a team</h2>
+      <p>
+        You are not in a team. Create one and invite your colleagues: the team shares one plan and one hook
+        mode. You become its owner. To join a colleague's team instead, open the invitation link they send
+        you.
+      </p>
+      <form method="post" action="/dashboard/team">
+        <label for="team-name">Team name</label>
+        <input
+          id="team-name"
+          name="name"
+          type="text"
+          required
+          maxlength={64}
+          value={props.name}
+          aria-describedby="team-name-hint"
+        />
+        <p class="hint" id="team-name-hint">
+          Up to 64 characters; no other team may have it.
+        </p>
+        <button type="submit">Create team</button>
+      </form>
+    </section>
+  );
+}
+
+function TeamSections(props: TeamProps & { view: TeamView }) {
+  const { view } = props;
+  const owner = view.role === 'owner';
+  return (
+    <>
+      {props.createdLink === undefined ? null : (
+        <section class="card" aria-labelledby="new-link-title">
+          <div class="copy-row">
+            <h2 id="new-link-title">Your new invitation link</h2>
+            <button type="button" class="secondary" data-copy="new-link" hidden>
+              Copy
+            </button>
+          </div>
+          <p>
+            Copy it now: it is shown only this once. Send it to one colleague; it works once, until{' '}
+            {when(props.createdLink.expiresAt)}.
+          </p>
+          <p>
+            <code id="new-link" class="secret">
+              {props.createdLink.url}
+            </code>
+          </p>
+        </section>
+      )}
+      <section class="card" aria-labelledby="mode-title">
+        <h2 id="mode-title">Hook mode of {view.team.name}</h2>
+        <p>
+          <strong>{MODE_WORDS[view.team.hookMode]}</strong>
+        </p>
+        <p class="muted">
+          {view.hookModeSetAt === null
+            ? 'Set when the team was created.'
+            : `Set by ${view.hookModeSetBy ?? 'an operator'} on ${when(view.hookModeSetAt)}.`}
+        </p>
+        {owner ? (
+          <form method="post" action="/dashboard/team/mode">
+            <fieldset>
+              <legend>Change the mode for every member</legend>
+              {(['block', 'warn'] as const).map((mode) => (
+                <label>
+                  <input type="radio" name="mode" value={mode} checked={view.team.hookMode === mode} />
+                  {MODE_WORDS[mode]}
+                </label>
+              ))}
+            </fieldset>
+            <button type="submit">Save mode</button>
+          </form>
+        ) : (
+          <p class="muted">Only a team owner can change it.</p>
+        )}
+      </section>
+      <section class="card" aria-labelledby="members-title">
+        <h2 id="members-title">Members</h2>
+        <DataTable
+          headings={['Email', 'Role', 'Joined', ...(owner ? [<span class="muted">Actions</span>] : [])]}
+        >
+          {view.members.map((m) => (
+            <tr>
+              <td>
+                {m.user.email}
+                {m.user.id === props.userId ? <span class="muted"> (you)</span> : null}
+              </td>
+              <td>{m.role}</td>
+              <td>{when(m.joinedAt)}</td>
+              {owner ? (
+                <td>
+                  {m.user.id === props.userId ? null : (
+                    <div class="row-actions">
+                      {m.role === 'owner' ? null : (
+                        <form method="post" action="/dashboard/team/owners">
+                          <input type="hidden" name="member" value={String(m.user.id)} />
+                          <button
+                            type="submit"
+                            class="secondary"
+                            aria-label={`Make ${m.user.email} an owner`}
+                          >
+                            Make owner
+                          </button>
+                        </form>
+                      )}
+                      <a
+                        class="button danger"
+                        href={`/dashboard/team/remove?member=${m.user.id}`}
+                        aria-label={`Remove ${m.user.email}`}
+                      >
+                        Remove
+                      </a>
+                    </div>
+                  )}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </DataTable>
+      </section>
+      {owner ? <Invitations invitations={props.invitations} /> : null}
+      <section class="card" aria-labelledby="leave-title">
+        <h2 id="leave-title">Leave {view.team.name}</h2>
+        <p class="muted">
+          Your API keys keep working, on your own plan and in block mode. To come back you need a new
+          invitation.
+        </p>
+        <a class="button danger" href="/dashboard/team/leave">
+          Leave team
+        </a>
+      </section>
+    </>
+  );
+}
+
+function Invitations(props: { invitations: InvitationRecord[] }) {
+  return (
+    <section class="card" aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Invitations</h2>
+      <p>
+        An invitation link lets one person join this team. It works once, for 7 days; whoever opens it signs
+        in or creates an account, then accepts.
+      </p>
+      <form method="post" action="/dashboard/team/invitations">
+        <button type="submit">Create invitation link</button>
+      </form>
+      <h3>Open invitations</h3>
+      {props.invitations.length === 0 ? (
+        <p class="muted">None.</p>
+      ) : (
+        <DataTable headings={['Created', 'By', 'Expires', <span class="muted">Action</span>]}>
+          {props.invitations.map((i) => (
+            <tr>
+              <td>{when(i.createdAt)}</td>
+              <td>{i.createdBy ?? 'a former member'}</td>
+              <td>{when(i.expiresAt)}</td>
+              <td>
+                <form method="post" action="/dashboard/team/invitations/revoke">
+                  <input type="hidden" name="id" value={String(i.id)} />
+                  <button
+                    type="submit"
+                    class="danger"
+                    aria-label={`Revoke the invitation created ${when(i.createdAt)}`}
+                  >
+                    Revoke
+                  </button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
   );
 }
