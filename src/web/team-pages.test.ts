@@ -71,15 +71,31 @@ async function member(ownerCookie: string) {
 
 describe('creating a team', () => {
   it('makes the creator its owner, on their own plan, in block mode', async () => {
-    const { cookie, team } = await owner();
+    const email = fresh('paid');
+    const cookie = await signUp(email);
+    await t.services.accounts.setPlan(email, 'paid');
+    const team = `paid-team-${n}`;
+    expect((await post('/dashboard/team', cookie, { name: ` ${team} ` })).location).toBe(
+      '/dashboard/team?done=created',
+    );
     const page = await get('/dashboard/team?done=created', cookie);
     expect(page.html).toContain('Team created');
-    expect(page.html).toContain(`Hook mode of ${team}`);
+    expect(page.html).toContain(`Hook mode of ${team}<`);
     expect(page.html).toContain('Create invitation link');
     const api = await t.request('/api/team', { headers: { cookie } });
     expect(await api.json()).toMatchObject({
-      team: { name: team, plan: 'free', hookMode: 'block', role: 'owner' },
+      team: {
+        name: team,
+        plan: 'paid',
+        hookMode: 'block',
+        role: 'owner',
+        members: [{ email, role: 'owner' }],
+      },
     });
+    // A free user's team is on the free plan.
+    const free = await owner();
+    const freeApi = await t.request('/api/team', { headers: { cookie: free.cookie } });
+    expect(await freeApi.json()).toMatchObject({ team: { name: free.team, plan: 'free' } });
   });
 
   it('refuses a taken name, a blank or invisible one, and a second team', async () => {

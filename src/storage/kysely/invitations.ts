@@ -3,6 +3,7 @@ import type { Team } from '../accounts.js';
 import type { InvitationRecord, InvitationRefusal, InvitationRepository } from '../invitations.js';
 import type { Database, TeamInvitationsTable } from '../schema.js';
 import { toDate, toTeam } from './rows.js';
+import { inWriteTransaction } from './write-transaction.js';
 
 export class KyselyInvitations implements InvitationRepository {
   private readonly postgres: boolean;
@@ -80,7 +81,7 @@ export class KyselyInvitations implements InvitationRepository {
     at: Date;
   }): Promise<{ team: Team } | { refused: InvitationRefusal }> {
     const at = input.at.toISOString();
-    return this.db.transaction().execute(async (trx) => {
+    return inWriteTransaction(this.db, async (trx) => {
       // On PostgreSQL the row is locked: of two people accepting one link, the second waits, then
       // finds it used. SQLite runs one transaction at a time.
       const row = await trx

@@ -4,6 +4,7 @@ import { StoreError } from '../errors.js';
 import type { Database } from '../schema.js';
 import type { Membership, RemovalOutcome, TeamMember, TeamRepository, TeamRole } from '../teams.js';
 import { toDate, toTeam, toUser } from './rows.js';
+import { inWriteTransaction } from './write-transaction.js';
 
 export class KyselyTeams implements TeamRepository {
   private readonly postgres: boolean;
@@ -19,7 +20,7 @@ export class KyselyTeams implements TeamRepository {
     at: Date;
   }): Promise<{ team: Team } | { refused: 'name-taken' | 'in-team' }> {
     const at = input.at.toISOString();
-    return this.db.transaction().execute(async (trx) => {
+    return inWriteTransaction(this.db, async (trx) => {
       const member = await trx
         .selectFrom('team_members')
         .select('team_id')
@@ -43,7 +44,7 @@ export class KyselyTeams implements TeamRepository {
   }
 
   async removeMember(teamId: number, userId: number): Promise<RemovalOutcome> {
-    return this.db.transaction().execute(async (trx) => {
+    return inWriteTransaction(this.db, async (trx) => {
       // On PostgreSQL the team row is locked, so that two owners leaving at once cannot both pass the
       // last-owner check. SQLite runs one transaction at a time.
       const team = await trx
