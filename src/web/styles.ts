@@ -104,4 +104,5 @@ details.card[open] > summary { margin-bottom: .5rem; }
 .row-actions button, .row-actions .button { margin-top: 0; }
 .button.danger { background: var(--card); color: var(--danger); border-color: var(--danger); }
 h3 { font-size: 1rem; margin: 1.25rem 0 .5rem; }
+.confirm > p:first-child { margin-top: 0; }
 `;

@@ -330,6 +330,7 @@ describe('members', () => {
   it('the last owner cannot leave while others remain; the last member leaving deletes the team', async () => {
     const o = await owner();
     const m = await member(o.cookie);
+    expect((await get('/dashboard/team', o.cookie)).html).toContain('You are its only owner');
     const confirm = await get('/dashboard/team/leave', o.cookie);
     expect(confirm.html).toContain(`Leave ${o.team}?`);
     const refused = await post('/dashboard/team/leave', o.cookie);

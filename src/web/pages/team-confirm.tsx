@@ -18,7 +18,7 @@ export function ConfirmPage(props: {
   return (
     <Layout title={props.title} email={props.email} current="/dashboard/team">
       <h1>{props.title}</h1>
-      <section class="card">
+      <section class="card confirm">
         <p>{props.text}</p>
         <form method="post" action={props.action} class="row-actions">
           {Object.entries(props.fields ?? {}).map(([name, value]) => (

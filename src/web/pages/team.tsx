@@ -165,14 +165,33 @@ function TeamSections(props: TeamProps & { view: TeamView }) {
       {owner ? <Invitations invitations={props.invitations} /> : null}
       <section class="card" aria-labelledby="leave-title">
         <h2 id="leave-title">Leave {view.team.name}</h2>
-        <p class="muted">
-          Your API keys keep working, on your own plan and in block mode. To come back you need a new
-          invitation.
-        </p>
-        <a class="button danger" href="/dashboard/team/leave">
-          Leave team
-        </a>
+        <LeaveNote view={view} />
       </section>
+    </>
+  );
+}
+
+/** What leaving does for this user, and the way to it (none for the last owner while others remain). */
+function LeaveNote(props: { view: TeamView }) {
+  const { view } = props;
+  const owners = view.members.filter((m) => m.role === 'owner').length;
+  if (view.members.length > 1 && view.role === 'owner' && owners === 1) {
+    return (
+      <p class="muted">
+        You are its only owner: make another member an owner first (Members, above), then you can leave.
+      </p>
+    );
+  }
+  return (
+    <>
+      <p class="muted">
+        {view.members.length === 1
+          ? 'You are its only member: leaving deletes the team and its open invitations.'
+          : 'Your API keys keep working, on your own plan and in block mode. To come back you need a new invitation.'}
+      </p>
+      <a class="button danger" href="/dashboard/team/leave">
+        Leave team
+      </a>
     </>
   );
 }
