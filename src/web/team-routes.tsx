@@ -5,7 +5,7 @@ import { forgetInvitation, JOIN_PATH, keptInvitation } from './invitation-cookie
 import { attempt, formFields } from './page-support.js';
 import { InvitationPage } from './pages/invitation.js';
 import { TeamPage, type TeamProps } from './pages/team.js';
-import { ConfirmPage } from './pages/team-confirm.js';
+import { ConfirmPage, type ConfirmProps } from './pages/team-confirm.js';
 
 type PageEnv = { Variables: { principal: Principal } };
 type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429 | 503;
@@ -50,6 +50,9 @@ export function teamRoutes(deps: AppDeps) {
       status,
     );
   };
+  /** The second step of removing or leaving; Cancel goes back to the team page. */
+  const confirmPage = (c: Context<PageEnv>, props: Omit<ConfirmProps, 'email' | 'cancel'>) =>
+    c.html(<ConfirmPage email={principalOf(c).user.email} cancel="/dashboard/team" {...props} />);
   const done = (c: Context, what: keyof typeof DONE) => c.redirect(`/dashboard/team?done=${what}`, 303);
 
   /** A form post that runs one team action: its error on the team page, else `after`. */
@@ -111,17 +114,13 @@ export function teamRoutes(deps: AppDeps) {
     if (!result.ok) return teamPage(c, { error: result.message }, result.status);
     const member = result.value;
     const team = principal.team?.name ?? 'the team';
-    return c.html(
-      <ConfirmPage
-        email={principal.user.email}
-        title={`Remove ${member.user.email} from ${team}?`}
-        text={`${member.user.email} leaves ${team} at once: the team's plan and hook mode no longer apply to them, and their API keys go on with their own plan. To come back they need a new invitation.`}
-        action="/dashboard/team/remove"
-        fields={{ member: String(member.user.id) }}
-        confirm={`Remove ${member.user.email}`}
-        cancel="/dashboard/team"
-      />,
-    );
+    return confirmPage(c, {
+      title: `Remove ${member.user.email} from ${team}?`,
+      text: `${member.user.email} leaves ${team} at once: the team's plan and hook mode no longer apply to them, and their API keys go on with their own plan. To come back they need a new invitation.`,
+      action: '/dashboard/team/remove',
+      fields: { member: String(member.user.id) },
+      confirm: `Remove ${member.user.email}`,
+    });
   });
   app.post(
     '/team/remove',
@@ -136,20 +135,14 @@ export function teamRoutes(deps: AppDeps) {
     const view = await deps.team.teamOf(principal);
     if (view === null) return c.redirect('/dashboard/team', 303);
     const alone = view.members.length === 1;
-    return c.html(
-      <ConfirmPage
-        email={principal.user.email}
-        title={`Leave ${view.team.name}?`}
-        text={
-          alone
-            ? `You are the only member of ${view.team.name}: leaving deletes the team and its open invitations.`
-            : `The team's plan and hook mode no longer apply to you; your API keys go on with your own plan. To come back you need a new invitation.`
-        }
-        action="/dashboard/team/leave"
-        confirm={`Leave ${view.team.name}`}
-        cancel="/dashboard/team"
-      />,
-    );
+    return confirmPage(c, {
+      title: `Leave ${view.team.name}?`,
+      text: alone
+        ? `You are the only member of ${view.team.name}: leaving deletes the team and its open invitations.`
+        : `The team's plan and hook mode no longer apply to you; your API keys go on with your own plan. To come back you need a new invitation.`,
+      action: '/dashboard/team/leave',
+      confirm: `Leave ${view.team.name}`,
+    });
   });
   app.post(
     '/team/leave',

@@ -4,7 +4,7 @@ import { Layout } from '../layout.js';
  * The second step of something that cannot be undone (removing a member, leaving a team): a plain
  * page with a Confirm button (a form post) and Cancel (a link back), so it works without JavaScript.
  */
-export function ConfirmPage(props: {
+export interface ConfirmProps {
   email: string;
   title: string;
   /** What will happen, in a sentence or two. */
@@ -13,8 +13,11 @@ export function ConfirmPage(props: {
   /** Hidden form fields the post carries. */
   fields?: Record<string, string>;
   confirm: string;
+  /** Where Cancel goes back to. */
   cancel: string;
-}) {
+}
+
+export function ConfirmPage(props: ConfirmProps) {
   return (
     <Layout title={props.title} email={props.email} current="/dashboard/team">
       <h1>{props.title}</h1>
