@@ -55,14 +55,17 @@ export function teamRoutes(deps: AppDeps) {
     c.html(<ConfirmPage email={principalOf(c).user.email} cancel="/dashboard/team" {...props} />);
   const done = (c: Context, what: keyof typeof DONE) => c.redirect(`/dashboard/team?done=${what}`, 303);
 
-  /** A form post that runs one team action: its error on the team page, else `after`. */
+  /** A form post that runs one team action: its error on the team page, else the team page saying `after`. */
   const action =
-    (run: (principal: Principal, field: (name: string) => string) => Promise<keyof typeof DONE>) =>
+    <T,>(
+      run: (principal: Principal, field: (name: string) => string) => Promise<T>,
+      after: keyof typeof DONE | ((result: T) => keyof typeof DONE),
+    ) =>
     async (c: Context<PageEnv>) => {
       const field = await formFields(c);
       const result = await attempt(() => run(principalOf(c), field));
       if (!result.ok) return teamPage(c, { error: result.message }, result.status);
-      return done(c, result.value);
+      return done(c, typeof after === 'string' ? after : after(result.value));
     };
 
   app.get('/team', (c) => {
@@ -93,18 +96,12 @@ export function teamRoutes(deps: AppDeps) {
   });
   app.post(
     '/team/invitations/revoke',
-    action(async (principal, field) => {
-      await deps.invitations.revoke(principal, field('id'));
-      return 'revoked';
-    }),
+    action((principal, field) => deps.invitations.revoke(principal, field('id')), 'revoked'),
   );
 
   app.post(
     '/team/owners',
-    action(async (principal, field) => {
-      await deps.team.makeOwner(principal, field('member'));
-      return 'owner';
-    }),
+    action((principal, field) => deps.team.makeOwner(principal, field('member')), 'owner'),
   );
 
   // Removing is two steps: this page asks, its form posts (works without JavaScript).
@@ -124,10 +121,7 @@ export function teamRoutes(deps: AppDeps) {
   });
   app.post(
     '/team/remove',
-    action(async (principal, field) => {
-      await deps.team.removeMember(principal, field('member'));
-      return 'removed';
-    }),
+    action((principal, field) => deps.team.removeMember(principal, field('member')), 'removed'),
   );
 
   app.get('/team/leave', async (c) => {
@@ -146,7 +140,10 @@ export function teamRoutes(deps: AppDeps) {
   });
   app.post(
     '/team/leave',
-    action(async (principal) => ((await deps.team.leave(principal)).deleted ? 'deleted' : 'left')),
+    action(
+      (principal) => deps.team.leave(principal),
+      (left) => (left.deleted ? 'deleted' : 'left'),
+    ),
   );
 
   // An invitation link. A GET only shows it; joining is the Accept form's post (Origin-checked).
