@@ -6,6 +6,9 @@ import type { Membership, RemovalOutcome, TeamMember, TeamRepository, TeamRole }
 import { toDate, toTeam, toUser } from './rows.js';
 import { inWriteTransaction } from './write-transaction.js';
 
+/** Thrown to roll a new team back when its owner turns out to be in a team. */
+class InTeamAlready extends Error {}
+
 export class KyselyTeams implements TeamRepository {
   private readonly postgres: boolean;
 
@@ -20,27 +23,30 @@ export class KyselyTeams implements TeamRepository {
     at: Date;
   }): Promise<{ team: Team } | { refused: 'name-taken' | 'in-team' }> {
     const at = input.at.toISOString();
-    return inWriteTransaction(this.db, async (trx) => {
-      const member = await trx
-        .selectFrom('team_members')
-        .select('team_id')
-        .where('user_id', '=', input.ownerId)
-        .executeTakeFirst();
-      if (member !== undefined) return { refused: 'in-team' as const };
-      const row = await trx
-        .insertInto('teams')
-        .values({ name: input.name, plan: input.plan, hook_mode: 'block', created_at: at })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) return { refused: 'name-taken' as const };
-      // A racing second team of the same user fails here on the key, and its transaction rolls back.
-      await trx
-        .insertInto('team_members')
-        .values({ user_id: input.ownerId, team_id: row.id, created_at: at, role: 'owner' })
-        .execute();
-      return { team: toTeam(row) };
-    });
+    try {
+      return await inWriteTransaction(this.db, async (trx) => {
+        const row = await trx
+          .insertInto('teams')
+          .values({ name: input.name, plan: input.plan, hook_mode: 'block', created_at: at })
+          .onConflict((oc) => oc.column('name').doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return { refused: 'name-taken' as const };
+        // user_id is the key of team_members: a user in a team (even one who joined a moment ago, in
+        // a racing transaction) inserts nothing, and the new team is rolled back.
+        const added = await trx
+          .insertInto('team_members')
+          .values({ user_id: input.ownerId, team_id: row.id, created_at: at, role: 'owner' })
+          .onConflict((oc) => oc.column('user_id').doNothing())
+          .returning('user_id')
+          .executeTakeFirst();
+        if (added === undefined) throw new InTeamAlready();
+        return { team: toTeam(row) };
+      });
+    } catch (e) {
+      if (e instanceof InTeamAlready) return { refused: 'in-team' };
+      throw e;
+    }
   }
 
   async removeMember(teamId: number, userId: number): Promise<RemovalOutcome> {
