@@ -140,7 +140,7 @@ describe('invitation links', () => {
     const accepted = await post('/dashboard/join', cookie, { token });
     expect(accepted.location).toBe('/dashboard/team?done=joined');
     expect((await teamOf(email))?.name).toBe(o.team);
-    expect((await get('/dashboard/team', o.cookie)).html).not.toContain('Revoke the invitation');
+    expect((await get('/dashboard/team', o.cookie)).html).not.toContain('Revoke invitation');
 
     const again = await post('/dashboard/join', await signUp(fresh('late')), { token });
     expect(again.status).toBe(404);

@@ -135,7 +135,19 @@ describe.skipIf(!browserTestsRun)('teams in the dashboard, in a real browser', (
     await shot('teams-invitation-link');
     await page.goto(`${base}/dashboard/team`);
     expect(await page.content()).not.toContain(link); // shown once
-    expect(await page.getByRole('button', { name: /^Revoke the invitation/ }).count()).toBe(1);
+    const revokeButtons = page.getByRole('button', { name: /^Revoke invitation/ });
+    expect(await revokeButtons.count()).toBe(1);
+    // A second link, revoked at once (the newest is listed first); the first stays open.
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    const second = (await page.locator('#new-link').textContent())?.trim() ?? '';
+    await page.goto(`${base}/dashboard/team`);
+    expect(await revokeButtons.count()).toBe(2);
+    await revokeButtons.first().click();
+    await page.waitForURL(`${base}/dashboard/team?done=revoked`);
+    expect(await page.getByRole('status').textContent()).toContain('Invitation revoked');
+    expect(await revokeButtons.count()).toBe(1);
+    await expectAccessible(page);
+    await shot('teams-invitation-revoked');
 
     // The colleague, signed out in a browser of their own, opens the link and signs up.
     const colleagueEmail = fresh('colleague');
@@ -181,7 +193,10 @@ describe.skipIf(!browserTestsRun)('teams in the dashboard, in a real browser', (
       await shot('teams-made-owner');
       await colleague.reload();
       expect(await colleague.getByRole('button', { name: 'Create invitation link' }).count()).toBe(1);
-      // The link is used up.
+      // The revoked link says so; the used one too.
+      const revokedPage = await other.newPage();
+      expect((await revokedPage.goto(second))?.status()).toBe(404);
+      expect(await revokedPage.getByRole('alert').textContent()).toContain('was revoked');
       const again = await other.newPage();
       const reopened = await again.goto(link);
       expect(reopened?.status()).toBe(404);

@@ -70,6 +70,8 @@ function CreateTeam(props: { name: string | undefined }) {
 function TeamSections(props: TeamProps & { view: TeamView }) {
   const { view } = props;
   const owner = view.role === 'owner';
+  // The Actions column only when there is someone to act on (an owner's own row has none).
+  const actions = owner && view.members.length > 1;
   return (
     <>
       {props.createdLink === undefined ? null : (
@@ -121,7 +123,7 @@ function TeamSections(props: TeamProps & { view: TeamView }) {
       <section class="card" aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
         <DataTable
-          headings={['Email', 'Role', 'Joined', ...(owner ? [<span class="muted">Actions</span>] : [])]}
+          headings={['Email', 'Role', 'Joined', ...(actions ? [<span class="muted">Actions</span>] : [])]}
         >
           {view.members.map((m) => (
             <tr>
@@ -131,7 +133,7 @@ function TeamSections(props: TeamProps & { view: TeamView }) {
               </td>
               <td>{m.role}</td>
               <td>{when(m.joinedAt)}</td>
-              {owner ? (
+              {actions ? (
                 <td>
                   {m.user.id === props.userId ? null : (
                     <div class="row-actions">
@@ -223,7 +225,7 @@ function Invitations(props: { invitations: InvitationRecord[] }) {
                   <button
                     type="submit"
                     class="danger"
-                    aria-label={`Revoke the invitation created ${when(i.createdAt)}`}
+                    aria-label={`Revoke invitation ${i.id}, created ${when(i.createdAt)}`}
                   >
                     Revoke
                   </button>
