@@ -3,6 +3,7 @@ import type { Team } from '../accounts.js';
 import type { InvitationRecord, InvitationRefusal, InvitationRepository } from '../invitations.js';
 import type { Database, TeamInvitationsTable } from '../schema.js';
 import { toDate, toTeam } from './rows.js';
+import { joinIfInNoTeam } from './teams.js';
 import { inWriteTransaction } from './write-transaction.js';
 
 export class KyselyInvitations implements InvitationRepository {
@@ -92,14 +93,10 @@ export class KyselyInvitations implements InvitationRepository {
         .executeTakeFirst();
       const refused = refusalOf(row, input.at);
       if (refused !== null || row === undefined) return { refused: refused ?? 'unknown' };
-      // user_id is the key of team_members: a user already in a team inserts nothing.
-      const added = await trx
-        .insertInto('team_members')
-        .values({ user_id: input.userId, team_id: row.team_id, created_at: at, role: 'member' })
-        .onConflict((oc) => oc.column('user_id').doNothing())
-        .returning('user_id')
-        .executeTakeFirst();
-      if (added === undefined) return { refused: 'in-team' as const };
+      // A user already in a team is refused, and nothing is written.
+      if (!(await joinIfInNoTeam(trx, { userId: input.userId, teamId: row.team_id, role: 'member', at }))) {
+        return { refused: 'in-team' as const };
+      }
       await trx
         .updateTable('team_invitations')
         .set({ used_at: at, used_by: input.userId })

@@ -6,6 +6,23 @@ import type { Membership, RemovalOutcome, TeamMember, TeamRepository, TeamRole }
 import { toDate, toTeam, toUser } from './rows.js';
 import { inWriteTransaction } from './write-transaction.js';
 
+/**
+ * Makes the user a member of the team unless they are in a team already (then nothing is written and
+ * the answer is false). user_id is the key of team_members, so this holds against racing writers too.
+ */
+export async function joinIfInNoTeam(
+  db: Kysely<Database>,
+  input: { userId: number; teamId: number; role: TeamRole; at: string },
+): Promise<boolean> {
+  const added = await db
+    .insertInto('team_members')
+    .values({ user_id: input.userId, team_id: input.teamId, created_at: input.at, role: input.role })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .returning('user_id')
+    .executeTakeFirst();
+  return added !== undefined;
+}
+
 /** Thrown to roll a new team back when its owner turns out to be in a team. */
 class InTeamAlready extends Error {}
 
@@ -34,13 +51,8 @@ export class KyselyTeams implements TeamRepository {
         if (!row) return { refused: 'name-taken' as const };
         // user_id is the key of team_members: a user in a team (even one who joined a moment ago, in
         // a racing transaction) inserts nothing, and the new team is rolled back.
-        const added = await trx
-          .insertInto('team_members')
-          .values({ user_id: input.ownerId, team_id: row.id, created_at: at, role: 'owner' })
-          .onConflict((oc) => oc.column('user_id').doNothing())
-          .returning('user_id')
-          .executeTakeFirst();
-        if (added === undefined) throw new InTeamAlready();
+        const added = await joinIfInNoTeam(trx, { userId: input.ownerId, teamId: row.id, role: 'owner', at });
+        if (!added) throw new InTeamAlready();
         return { team: toTeam(row) };
       });
     } catch (e) {
