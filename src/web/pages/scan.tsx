@@ -47,7 +47,7 @@ export function ScanPage(props: ScanProps) {
         <div class="copy-row">
           <h2 id="state-title">Status</h2>
           <span data-scan-status>
-            <ScanStatusBadge status={scan.status} />
+            <ScanStatusBadge status={scan.status} summary={summary} />
           </span>
         </div>
         <p class="muted">
