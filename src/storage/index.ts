@@ -12,6 +12,7 @@ export type {
   ClaimedScan,
   ScanRecord,
   ScanRepository,
+  ScanScope,
   ScanStatus,
   ScanViewer,
 } from './scans.js';

@@ -291,6 +291,10 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
     expect(await fixture.isVisible()).toBe(false);
     await page.getByText(/^Other locations/).click();
     expect(await fixture.isVisible()).toBe(true);
+    expect(await page.locator('[data-scan-scope]').textContent()).toMatch(
+      /^Scanned 33 commits: the whole history of 1 branch and 0 tags; \.svcignore read from \w+\.$/,
+    );
+    expect(await page.locator('[data-scan-status]').textContent()).toBe('secrets found');
     await accessible();
     await shot('scan-done');
 
