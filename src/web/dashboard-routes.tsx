@@ -89,7 +89,7 @@ export function dashboardRoutes(deps: AppDeps) {
     c.html(
       <OverviewPage
         overview={await deps.overview.overviewOf(c.get('principal'))}
-        linkA={deps.oauthSignIn.enabled}
+        linkA={await deps.oauthSignIn.canLink(c.get('principal').user)}
       />,
     ),
   );

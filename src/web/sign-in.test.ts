@@ -458,6 +458,9 @@ describe('sign-in, sessions and the dashboard pages', () => {
         email: 'octo@example.com',
       });
       expect(await t.session('octo@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+      // Linked: the overview no longer offers to link GitHub.
+      const after = await (await t.request('/dashboard', { headers: { cookie: session } })).text();
+      expect(after).not.toContain('href="/auth/codehost-a/start"');
     });
 
     it('refuses to link when the session that started it is gone, or the GitHub account is linked elsewhere', async () => {
