@@ -5,6 +5,7 @@ import * as accountsWeb from './003-accounts-web.js';
 import * as scans from './004-scans.js';
 import * as appA from './005-app-a.js';
 import * as oauthLink from './006-oauth-link.js';
+import * as passwordLinks from './007-password-links.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-scans': scans,
   '005-app-a': appA,
   '006-oauth-link': oauthLink,
+  '007-password-links': passwordLinks,
 };
 
 export const migrationProvider: MigrationProvider = {
