@@ -23,6 +23,7 @@ import { VERSION } from '../version.js';
 import { assetsRoute } from '../web/assets.js';
 import { authRoutes } from '../web/auth-routes.js';
 import { dashboardRoutes } from '../web/dashboard-routes.js';
+import { passwordLinkRoutes } from '../web/password-link-routes.js';
 import { pageHeaders } from '../web/page-support.js';
 import { ErrorPage, wantsPage } from '../web/pages/error.js';
 
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps) {
     c.redirect(sessionIdOf(c, deps.config.baseUrl) === undefined ? '/auth/signin' : '/dashboard', 303),
   );
   app.route('/auth', authRoutes(deps));
+  app.route('/auth', passwordLinkRoutes(deps));
   app.route('/dashboard', dashboardRoutes(deps));
   // The GitHub application's deliveries carry a signature, not a key: mounted before the key check.
   app.route('/api/apps/codehost-a/webhook', appWebhookRoute(deps));

@@ -8,6 +8,7 @@ import { hookSetupFor } from '../services/hook-config.js';
 import { findingGroupsOf, summaryOf } from '../services/scans.js';
 import { SESSION_EXPIRED } from '../services/sessions.js';
 import type { Principal } from '../services/vocabulary.js';
+import { accountRoutes } from './account-routes.js';
 import { attempt, formFields } from './page-support.js';
 import { KeysPage, type KeysProps } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
@@ -153,5 +154,6 @@ export function dashboardRoutes(deps: AppDeps) {
       />,
     ),
   );
+  app.route('/account', accountRoutes(deps));
   return app;
 }

@@ -1,0 +1,58 @@
+import { MIN_PASSWORD_LENGTH } from '../../services/sign-in.js';
+import { Layout, Notice } from '../layout.js';
+
+export interface SetPasswordProps {
+  /** The link's user and token; absent when the link was refused (the page then has no form). */
+  link?: { email: string; token: string };
+  error?: string;
+}
+
+/** The page of a one-time link (svc admin create-user / reset-password): the user sets a password. */
+export function SetPasswordPage(props: SetPasswordProps) {
+  const { link } = props;
+  return (
+    <Layout title="Set your password">
+      <h1>Set your password</h1>
+      <Notice kind="error" text={props.error} />
+      {link === undefined ? (
+        <section class="card">
+          <p>
+            Each link works once, for 24 hours, and only the newest one works. Ask your operator for a new
+            link, or <a href="/auth/signin">sign in</a> if you have a password already.
+          </p>
+        </section>
+      ) : (
+        <section class="card" aria-labelledby="set-password-title">
+          <h2 id="set-password-title">A password for {link.email}</h2>
+          <p class="muted">Setting it signs you out everywhere else and signs you in here.</p>
+          <form method="post" action="/auth/set-password">
+            <input type="hidden" name="token" value={link.token} />
+            <label for="set-password-email">Email</label>
+            <input
+              id="set-password-email"
+              name="email"
+              type="email"
+              autocomplete="username"
+              value={link.email}
+              readonly
+            />
+            <label for="set-password-password">New password</label>
+            <input
+              id="set-password-password"
+              name="password"
+              type="password"
+              autocomplete="new-password"
+              minlength={MIN_PASSWORD_LENGTH}
+              required
+              aria-describedby="set-password-hint"
+            />
+            <p class="hint" id="set-password-hint">
+              At least {MIN_PASSWORD_LENGTH} characters. A passphrase of a few words is easy to remember.
+            </p>
+            <button type="submit">Set password and sign in</button>
+          </form>
+        </section>
+      )}
+    </Layout>
+  );
+}
