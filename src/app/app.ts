@@ -23,9 +23,9 @@ import { VERSION } from '../version.js';
 import { assetsRoute } from '../web/assets.js';
 import { authRoutes } from '../web/auth-routes.js';
 import { dashboardRoutes } from '../web/dashboard-routes.js';
-import { passwordLinkRoutes } from '../web/password-link-routes.js';
 import { pageHeaders } from '../web/page-support.js';
 import { ErrorPage, wantsPage } from '../web/pages/error.js';
+import { passwordLinkRoutes } from '../web/password-link-routes.js';
 
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;

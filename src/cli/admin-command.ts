@@ -48,7 +48,9 @@ const HOURS = PASSWORD_LINK_MS / 3_600_000;
 const COMMANDS: Record<string, (admin: Admin, v: Values, io: CliIo) => Promise<void>> = {
   async 'create-user'({ accounts, printLink }, v, io) {
     const user = await accounts.createUser({ email: required(v, 'email'), plan: plan(v.plan ?? 'free') });
-    io.stderr.write(`created user ${user.email} (${user.plan}); send them this link to set their password:\n`);
+    io.stderr.write(
+      `created user ${user.email} (${user.plan}); send them this link to set their password:\n`,
+    );
     await printLink(user.email, io);
   },
   async 'reset-password'({ printLink }, v, io) {

@@ -40,7 +40,8 @@ export function createAccountSecurityService(deps: {
       const { email, id } = principal.user;
       const hash = await storedHash(principal);
       if (hash !== null) {
-        if (current.length === 0 || current.length > MAX_PASSWORD_LENGTH) throw unauthenticated(CURRENT_PASSWORD_WRONG);
+        if (current.length === 0 || current.length > MAX_PASSWORD_LENGTH)
+          throw unauthenticated(CURRENT_PASSWORD_WRONG);
         // The same count as sign-in's, before the check: a stolen session must not be a way to guess.
         const wait = await attempts.attempt(email);
         if (wait > 0) throw tooManyAttempts(wait);

@@ -2,7 +2,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS, openTestDatabase, skipDialect, type TestDatabase } from '../../test/helpers/databases.js';
 import { type AccountAttempts, createAccountAttempts } from '../auth/account-attempts.js';
 import { hashToken } from '../auth/session-ids.js';
-import { type AccountSecurityService, CURRENT_PASSWORD_WRONG, createAccountSecurityService } from './account-security.js';
+import {
+  type AccountSecurityService,
+  CURRENT_PASSWORD_WRONG,
+  createAccountSecurityService,
+} from './account-security.js';
 import {
   createPasswordLinkService,
   LINK_EXPIRED,
@@ -16,7 +20,9 @@ import { ARGON2, createSignInService, PASSWORD_LEAKED, type SignInService } from
 import type { Principal } from './vocabulary.js';
 
 const skipped = new Map(
-  await Promise.all(DIALECTS.map(async (d) => [d, await skipDialect(d, 'password link service tests')] as const)),
+  await Promise.all(
+    DIALECTS.map(async (d) => [d, await skipDialect(d, 'password link service tests')] as const),
+  ),
 );
 
 const PASSWORD = 'correct horse battery';
@@ -71,7 +77,10 @@ for (const dialect of DIALECTS) {
       await expect(principalOf(before)).rejects.toMatchObject({ code: 'unauthenticated' });
       expect((await signIn.signIn('op-made@example.com', NEW_PASSWORD)).id).toBe(user.id);
       // Single use.
-      expect(await failure(links.redeem(token, NEW_PASSWORD))).toMatchObject({ code: 'not-found', message: LINK_INVALID });
+      expect(await failure(links.redeem(token, NEW_PASSWORD))).toMatchObject({
+        code: 'not-found',
+        message: LINK_INVALID,
+      });
       expect(await failure(links.check(token))).toMatchObject({ message: LINK_INVALID });
     });
 
@@ -92,7 +101,9 @@ for (const dialect of DIALECTS) {
       clock = new Date(clock.getTime() + 1);
       expect(await failure(links.check(second))).toMatchObject({ code: 'not-found', message: LINK_EXPIRED });
       expect(await failure(links.redeem(second, NEW_PASSWORD))).toMatchObject({ message: LINK_EXPIRED });
-      expect(await db.storage.credentials.findPasswordByEmail('r@example.com')).toMatchObject({ passwordHash: null });
+      expect(await db.storage.credentials.findPasswordByEmail('r@example.com')).toMatchObject({
+        passwordHash: null,
+      });
       expect(await failure(links.issue('nobody@example.com'))).toMatchObject({
         code: 'not-found',
         message: 'user not found: nobody@example.com',
@@ -115,7 +126,9 @@ for (const dialect of DIALECTS) {
       const other = await sessions.start(user.id);
       const principal = await principalOf(mine);
       expect(await security.hasPassword(principal)).toBe(true);
-      expect(await failure(security.changePassword(principal, 'not the password', NEW_PASSWORD))).toMatchObject({
+      expect(
+        await failure(security.changePassword(principal, 'not the password', NEW_PASSWORD)),
+      ).toMatchObject({
         code: 'unauthenticated',
         message: CURRENT_PASSWORD_WRONG,
       });
@@ -131,7 +144,9 @@ for (const dialect of DIALECTS) {
       for (const old of [mine, other]) {
         await expect(principalOf(old)).rejects.toMatchObject({ code: 'unauthenticated' });
       }
-      expect(await failure(signIn.signIn('ch@example.com', PASSWORD))).toMatchObject({ code: 'unauthenticated' });
+      expect(await failure(signIn.signIn('ch@example.com', PASSWORD))).toMatchObject({
+        code: 'unauthenticated',
+      });
       expect((await signIn.signIn('ch@example.com', NEW_PASSWORD)).id).toBe(user.id);
     });
 
@@ -139,7 +154,9 @@ for (const dialect of DIALECTS) {
       const user = await signIn.signUp('guess@example.com', PASSWORD);
       const principal = await principalOf(await sessions.start(user.id));
       for (let i = 0; i < 3; i++) {
-        expect(await failure(security.changePassword(principal, `wrong guess ${i}`, NEW_PASSWORD))).toMatchObject({
+        expect(
+          await failure(security.changePassword(principal, `wrong guess ${i}`, NEW_PASSWORD)),
+        ).toMatchObject({
           code: 'unauthenticated',
         });
       }
@@ -147,7 +164,9 @@ for (const dialect of DIALECTS) {
       expect(await failure(security.changePassword(principal, PASSWORD, NEW_PASSWORD))).toMatchObject({
         code: 'quota-exhausted',
       });
-      expect(await failure(signIn.signIn('guess@example.com', PASSWORD))).toMatchObject({ code: 'quota-exhausted' });
+      expect(await failure(signIn.signIn('guess@example.com', PASSWORD))).toMatchObject({
+        code: 'quota-exhausted',
+      });
     });
 
     it('lets an account without a password (GitHub, an operator) set one without a current one', async () => {
@@ -162,9 +181,14 @@ for (const dialect of DIALECTS) {
     it('signs out everywhere: every session of the user ends, no one else’s', async () => {
       const a = await signIn.signUp('a@example.com', PASSWORD);
       const b = await signIn.signUp('b@example.com', PASSWORD);
-      const [a1, a2, b1] = [await sessions.start(a.id), await sessions.start(a.id), await sessions.start(b.id)];
+      const [a1, a2, b1] = [
+        await sessions.start(a.id),
+        await sessions.start(a.id),
+        await sessions.start(b.id),
+      ];
       await security.signOutEverywhere(await principalOf(a1));
-      for (const s of [a1, a2]) await expect(principalOf(s)).rejects.toMatchObject({ code: 'unauthenticated' });
+      for (const s of [a1, a2])
+        await expect(principalOf(s)).rejects.toMatchObject({ code: 'unauthenticated' });
       expect((await principalOf(b1)).user.id).toBe(b.id);
     });
   });

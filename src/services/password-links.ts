@@ -9,7 +9,8 @@ import { checkPassword, type PasswordFunctions } from './sign-in.js';
 /** How long a one-time password link works (contract 6: 24 hours). */
 export const PASSWORD_LINK_MS = 24 * 60 * 60 * 1000;
 
-export const LINK_EXPIRED = 'this link has expired (links work for 24 hours); ask your operator for a new one';
+export const LINK_EXPIRED =
+  'this link has expired (links work for 24 hours); ask your operator for a new one';
 export const LINK_INVALID =
   'this link does not work: it was used already, a newer link replaced it, or it was copied incompletely; ask your operator for a new one';
 
@@ -89,4 +90,3 @@ export function createPasswordLinkService(deps: {
     },
   };
 }
-

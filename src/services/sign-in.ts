@@ -62,7 +62,11 @@ export interface PasswordFunctions {
   dummy(): Promise<string>;
 }
 
-export const ARGON2: PasswordFunctions = { hash: hashPassword, verify: verifyPassword, dummy: dummyPasswordHash };
+export const ARGON2: PasswordFunctions = {
+  hash: hashPassword,
+  verify: verifyPassword,
+  dummy: dummyPasswordHash,
+};
 
 export function createSignInService(
   credentials: CredentialRepository,

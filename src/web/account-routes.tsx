@@ -3,7 +3,7 @@ import type { AppDeps } from '../server/deps.js';
 import { clearSessionCookie, setSessionCookie } from '../server/middleware/session-cookie.js';
 import type { Principal } from '../services/vocabulary.js';
 import { attempt, formFields } from './page-support.js';
-import { type AccountProps, AccountPage } from './pages/account.js';
+import { AccountPage, type AccountProps } from './pages/account.js';
 
 type PageEnv = { Variables: { principal: Principal } };
 
@@ -25,10 +25,7 @@ export function accountRoutes(deps: AppDeps) {
   ) => {
     const principal = c.get('principal');
     const hasPassword = await deps.accountSecurity.hasPassword(principal);
-    return c.html(
-      <AccountPage email={principal.user.email} hasPassword={hasPassword} {...props} />,
-      status,
-    );
+    return c.html(<AccountPage email={principal.user.email} hasPassword={hasPassword} {...props} />, status);
   };
 
   return new Hono<PageEnv>()

@@ -29,7 +29,14 @@ export class KyselyPasswordLinks implements PasswordLinkRepository {
     const row = await this.db
       .selectFrom('password_links as l')
       .innerJoin('users as u', 'u.id', 'l.user_id')
-      .select(['u.id', 'u.email', 'u.plan', 'u.created_at', 'l.created_at as link_created_at', 'l.expires_at'])
+      .select([
+        'u.id',
+        'u.email',
+        'u.plan',
+        'u.created_at',
+        'l.created_at as link_created_at',
+        'l.expires_at',
+      ])
       .where('l.token_hash', '=', tokenHash)
       .executeTakeFirst();
     if (!row) return null;

@@ -57,8 +57,8 @@ export function AccountPage(props: AccountProps) {
       <section class="card" aria-labelledby="everywhere-title">
         <h2 id="everywhere-title">Sign out everywhere</h2>
         <p class="muted">
-          Ends every session of yours, in every browser and on every device, this one included. API keys
-          keep working; revoke them on the API keys page.
+          Ends every session of yours, in every browser and on every device, this one included. API keys keep
+          working; revoke them on the API keys page.
         </p>
         <form method="post" action="/dashboard/account/signout-everywhere">
           <button type="submit" class="secondary">
