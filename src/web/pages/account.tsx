@@ -22,10 +22,11 @@ export function AccountPage(props: AccountProps) {
         <p class="muted">
           {hasPassword
             ? 'Your other sessions end: every other browser signed in as you is signed out.'
-            : 'You sign in with GitHub. A password lets you sign in with your email too; your other sessions end.'}
+            : 'Your account has no password yet (you sign in with GitHub). With one you can also sign in with your email; your other sessions end.'}
         </p>
         <form method="post" action="/dashboard/account/password">
-          <input type="hidden" name="email" autocomplete="username" value={props.email} />
+          {/* Not shown: tells a password manager whose password this is. */}
+          <input name="email" type="email" autocomplete="username" value={props.email} hidden />
           {hasPassword ? (
             <>
               <label for="current-password">Current password</label>
@@ -58,7 +59,7 @@ export function AccountPage(props: AccountProps) {
         <h2 id="everywhere-title">Sign out everywhere</h2>
         <p class="muted">
           Ends every session of yours, in every browser and on every device, this one included. API keys keep
-          working; revoke them on the API keys page.
+          working; revoke them on the <a href="/dashboard/keys">API keys</a> page.
         </p>
         <form method="post" action="/dashboard/account/signout-everywhere">
           <button type="submit" class="secondary">

@@ -15,7 +15,8 @@ export function SetPasswordPage(props: SetPasswordProps) {
       <h1>Set your password</h1>
       <Notice kind="error" text={props.error} />
       {link === undefined ? (
-        <section class="card">
+        <section class="card" aria-labelledby="new-link-title">
+          <h2 id="new-link-title">Getting a new link</h2>
           <p>
             Each link works once, for 24 hours, and only the newest one works. Ask your operator for a new
             link, or <a href="/auth/signin">sign in</a> if you have a password already.
@@ -27,15 +28,8 @@ export function SetPasswordPage(props: SetPasswordProps) {
           <p class="muted">Setting it signs you out everywhere else and signs you in here.</p>
           <form method="post" action="/auth/set-password">
             <input type="hidden" name="token" value={link.token} />
-            <label for="set-password-email">Email</label>
-            <input
-              id="set-password-email"
-              name="email"
-              type="email"
-              autocomplete="username"
-              value={link.email}
-              readonly
-            />
+            {/* Not shown (the heading names the account): tells a password manager whose password this is. */}
+            <input name="email" type="email" autocomplete="username" value={link.email} hidden />
             <label for="set-password-password">New password</label>
             <input
               id="set-password-password"
