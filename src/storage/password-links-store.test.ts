@@ -24,14 +24,12 @@ for (const dialect of DIALECTS) {
         return () => db.cleanup();
       });
 
+      const save = (tokenHash: string, userId: number, expiresAt: Date) =>
+        storage.passwordLinks.savePasswordLink({ tokenHash, userId, at: AT, expiresAt });
+
       it('keeps one link per user by hash: a new one replaces the old, and it is taken once while valid', async () => {
         const user = await storage.accounts.createUser({ email: 'link@example.com' });
-        await storage.passwordLinks.savePasswordLink({
-          tokenHash: 'h1',
-          userId: user.id,
-          at: AT,
-          expiresAt: hours(24),
-        });
+        await save('h1', user.id, hours(24));
         expect(await storage.passwordLinks.findPasswordLink('h1')).toMatchObject({
           user: { id: user.id, email: 'link@example.com' },
         });
@@ -39,12 +37,7 @@ for (const dialect of DIALECTS) {
           hours(24).toISOString(),
         );
         // A newer link: the older hash finds nothing any more.
-        await storage.passwordLinks.savePasswordLink({
-          tokenHash: 'h2',
-          userId: user.id,
-          at: AT,
-          expiresAt: hours(24),
-        });
+        await save('h2', user.id, hours(24));
         expect(await storage.passwordLinks.findPasswordLink('h1')).toBeNull();
         expect(await storage.passwordLinks.takePasswordLink('h1', AT)).toBeNull();
         // Not after it expired; of two racing takes, one gets it.
@@ -60,18 +53,8 @@ for (const dialect of DIALECTS) {
       it('drops expired links only', async () => {
         const a = await storage.accounts.createUser({ email: 'a@example.com' });
         const b = await storage.accounts.createUser({ email: 'b@example.com' });
-        await storage.passwordLinks.savePasswordLink({
-          tokenHash: 'old',
-          userId: a.id,
-          at: AT,
-          expiresAt: hours(1),
-        });
-        await storage.passwordLinks.savePasswordLink({
-          tokenHash: 'new',
-          userId: b.id,
-          at: AT,
-          expiresAt: hours(24),
-        });
+        await save('old', a.id, hours(1));
+        await save('new', b.id, hours(24));
         expect(await storage.passwordLinks.deletePasswordLinksExpiredBefore(hours(2))).toBe(1);
         expect(await storage.passwordLinks.findPasswordLink('old')).toBeNull();
         expect(await storage.passwordLinks.findPasswordLink('new')).not.toBeNull();

@@ -1,5 +1,5 @@
-import { MIN_PASSWORD_LENGTH } from '../../services/sign-in.js';
 import { Layout, Notice } from '../layout.js';
+import { NewPasswordFields } from './new-password.js';
 
 export interface AccountProps {
   email: string;
@@ -25,33 +25,20 @@ export function AccountPage(props: AccountProps) {
             : 'Your account has no password yet (you sign in with GitHub). With one you can also sign in with your email; your other sessions end.'}
         </p>
         <form method="post" action="/dashboard/account/password">
-          {/* Not shown: tells a password manager whose password this is. */}
-          <input name="email" type="email" autocomplete="username" value={props.email} hidden />
-          {hasPassword ? (
-            <>
-              <label for="current-password">Current password</label>
-              <input
-                id="current-password"
-                name="current"
-                type="password"
-                autocomplete="current-password"
-                required
-              />
-            </>
-          ) : null}
-          <label for="new-password">New password</label>
-          <input
-            id="new-password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            minlength={MIN_PASSWORD_LENGTH}
-            required
-            aria-describedby="new-password-hint"
-          />
-          <p class="hint" id="new-password-hint">
-            At least {MIN_PASSWORD_LENGTH} characters. A passphrase of a few words is easy to remember.
-          </p>
+          <NewPasswordFields id="new-password" email={props.email}>
+            {hasPassword ? (
+              <>
+                <label for="current-password">Current password</label>
+                <input
+                  id="current-password"
+                  name="current"
+                  type="password"
+                  autocomplete="current-password"
+                  required
+                />
+              </>
+            ) : null}
+          </NewPasswordFields>
           <button type="submit">{hasPassword ? 'Change password' : 'Set password'}</button>
         </form>
       </section>

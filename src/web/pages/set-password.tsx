@@ -1,5 +1,5 @@
-import { MIN_PASSWORD_LENGTH } from '../../services/sign-in.js';
 import { Layout, Notice } from '../layout.js';
+import { NewPasswordFields } from './new-password.js';
 
 export interface SetPasswordProps {
   /** The link's user and token; absent when the link was refused (the page then has no form). */
@@ -28,21 +28,7 @@ export function SetPasswordPage(props: SetPasswordProps) {
           <p class="muted">Setting it signs you out everywhere else and signs you in here.</p>
           <form method="post" action="/auth/set-password">
             <input type="hidden" name="token" value={link.token} />
-            {/* Not shown (the heading names the account): tells a password manager whose password this is. */}
-            <input name="email" type="email" autocomplete="username" value={link.email} hidden />
-            <label for="set-password-password">New password</label>
-            <input
-              id="set-password-password"
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              minlength={MIN_PASSWORD_LENGTH}
-              required
-              aria-describedby="set-password-hint"
-            />
-            <p class="hint" id="set-password-hint">
-              At least {MIN_PASSWORD_LENGTH} characters. A passphrase of a few words is easy to remember.
-            </p>
+            <NewPasswordFields id="set-password-password" email={link.email} />
             <button type="submit">Set password and sign in</button>
           </form>
         </section>
