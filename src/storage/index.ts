@@ -13,6 +13,7 @@ export type {
   ClaimedScan,
   ScanRecord,
   ScanRepository,
+  ScanScope,
   ScanStatus,
   ScanViewer,
 } from './scans.js';

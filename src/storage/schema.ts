@@ -89,6 +89,8 @@ export interface ScansTable {
   summary: string | null;
   /** JSON: the JSON report's findings (masked values and fingerprints, never a secret). */
   findings: string | null;
+  /** JSON: what a finished scan covered (ScanScope); null before it is done. */
+  scope: string | null;
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;

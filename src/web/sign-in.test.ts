@@ -84,12 +84,18 @@ describe('sign-in, sessions and the dashboard pages', () => {
     await t.services.accounts.addMember('crew', 'ada@example.com');
     const revoke = await form(
       '/dashboard/keys/revoke',
-      { prefix: bobKey.slice(0, 12) },
+      { prefix: bobKey.slice(0, 12), confirm: '1' },
       { ...origin(), cookie },
     );
     expect(revoke.status).toBe(404);
     expect(await revoke.text()).toContain(`You have no active key ${bobKey.slice(0, 12)}.`);
     expect((await t.request('/api/account', { key: bobKey })).status).toBe(200);
+    // Nor is another's key named on the confirmation page.
+    const confirm = await t.request(`/dashboard/keys/revoke?prefix=${bobKey.slice(0, 12)}`, {
+      headers: { cookie },
+    });
+    expect(confirm.status).toBe(404);
+    expect(await confirm.text()).not.toContain('Revoke the key');
     const mode = await form('/dashboard/team/mode', { mode: 'warn' }, { ...origin(), cookie });
     expect(mode.status).toBe(403);
     expect(await mode.text()).toContain('Only a team owner can change the hook mode.');

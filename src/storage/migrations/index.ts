@@ -6,6 +6,7 @@ import * as scans from './004-scans.js';
 import * as appA from './005-app-a.js';
 import * as oauthLink from './006-oauth-link.js';
 import * as passwordLinks from './007-password-links.js';
+import * as scanScope from './009-scan-scope.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-app-a': appA,
   '006-oauth-link': oauthLink,
   '007-password-links': passwordLinks,
+  '009-scan-scope': scanScope,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -56,15 +56,10 @@ export function TeamPage(props: TeamProps) {
           </section>
           <section class="card" aria-labelledby="members-title">
             <h2 id="members-title">Members</h2>
-            <DataTable headings={['Email', 'Role', 'Joined']}>
-              {view.members.map((m) => (
-                <tr>
-                  <td>{m.user.email}</td>
-                  <td>{m.role}</td>
-                  <td>{when(m.joinedAt)}</td>
-                </tr>
-              ))}
-            </DataTable>
+            <DataTable
+              headings={['Email', 'Role', 'Joined']}
+              rows={view.members.map((m) => [m.user.email, m.role, when(m.joinedAt)])}
+            />
           </section>
         </>
       )}
