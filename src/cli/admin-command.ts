@@ -10,8 +10,8 @@ import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 export const ADMIN_HELP = `Usage: svc admin COMMAND [options]
 
 Operator commands against the configured database (SVC_DATABASE_URL):
-  create-user --email E [--plan free|paid]   prints a one-time link where the user sets a password
-  reset-password --email E                prints a new one-time link (older links stop working)
+  create-user --email E [--plan free|paid]  prints a one-time link where the user sets a password
+  reset-password --email E                 prints a new one-time link (the older one stops working)
   set-plan --email E --plan free|paid
   create-key --email E [--name N]        prints the new key alone on stdout (shown once)
   revoke-key --prefix P                   revokes every key starting with P (e.g. svc_AbC12345)
