@@ -25,6 +25,7 @@ import { authRoutes } from '../web/auth-routes.js';
 import { dashboardRoutes } from '../web/dashboard-routes.js';
 import { pageHeaders } from '../web/page-support.js';
 import { ErrorPage, NotFoundPage, wantsNotFoundPage, wantsPage } from '../web/pages/error.js';
+import { passwordLinkRoutes } from '../web/password-link-routes.js';
 
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps) {
     c.redirect(sessionIdOf(c, deps.config.baseUrl) === undefined ? '/auth/signin' : '/dashboard', 303),
   );
   app.route('/auth', authRoutes(deps));
+  app.route('/auth', passwordLinkRoutes(deps));
   app.route('/dashboard', dashboardRoutes(deps));
   // The GitHub application's deliveries carry a signature, not a key: mounted before the key check.
   app.route('/api/apps/codehost-a/webhook', appWebhookRoute(deps));

@@ -10,6 +10,7 @@ import { KyselyCredentials } from './kysely/credentials.js';
 import { KyselyHookDecisions } from './kysely/hook-decisions.js';
 import { KyselyIdentities } from './kysely/identities.js';
 import { KyselyOAuthStates } from './kysely/oauth-states.js';
+import { KyselyPasswordLinks } from './kysely/password-links.js';
 import { KyselyRegistryCache } from './kysely/registry-cache.js';
 import { KyselyScans } from './kysely/scans.js';
 import { KyselySessions } from './kysely/sessions.js';
@@ -75,6 +76,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     sessions: new KyselySessions(db),
     oauthStates: new KyselyOAuthStates(db),
     teams: new KyselyTeams(db),
+    passwordLinks: new KyselyPasswordLinks(db),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

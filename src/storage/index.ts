@@ -7,6 +7,7 @@ export { StoreError } from './errors.js';
 export type { HookDecisionInput, HookDecisionRecord, HookDecisionRepository } from './hook-decisions.js';
 export type { IdentityRepository } from './identities.js';
 export type { OAuthStateRepository } from './oauth-states.js';
+export type { PasswordLinkRecord, PasswordLinkRepository } from './password-links.js';
 export type { RegistryCacheRepository } from './registry-cache.js';
 export type {
   ClaimedScan,

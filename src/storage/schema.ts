@@ -140,12 +140,22 @@ export interface OAuthStatesTable {
   user_id: number | null;
 }
 
+export interface PasswordLinksTable {
+  /** One live link per user: a new one replaces it. */
+  user_id: number;
+  /** SHA-256 (hex) of the link's token; the token itself is only ever in the link. */
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   scans: ScansTable;
   app_repositories: AppRepositoriesTable;
   identities: IdentitiesTable;
   sessions: SessionsTable;
   oauth_states: OAuthStatesTable;
+  password_links: PasswordLinksTable;
   hook_decisions: HookDecisionsTable;
   registry_cache: RegistryCacheTable;
   users: UsersTable;

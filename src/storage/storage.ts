@@ -5,6 +5,7 @@ import type { CredentialRepository } from './credentials.js';
 import type { HookDecisionRepository } from './hook-decisions.js';
 import type { IdentityRepository } from './identities.js';
 import type { OAuthStateRepository } from './oauth-states.js';
+import type { PasswordLinkRepository } from './password-links.js';
 import type { RegistryCacheRepository } from './registry-cache.js';
 import type { ScanRepository } from './scans.js';
 import type { SessionRepository } from './sessions.js';
@@ -28,6 +29,7 @@ export interface Storage {
   sessions: SessionRepository;
   oauthStates: OAuthStateRepository;
   teams: TeamRepository;
+  passwordLinks: PasswordLinkRepository;
   /** One round trip; throws DatabaseUnavailableError when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -10,6 +10,7 @@ import { LandingPage, type LandingProps } from './pages/landing.js';
 const NOTES: Record<string, string> = {
   expired: 'Your session has expired. Sign in again.',
   signedout: 'You are signed out.',
+  everywhere: 'You are signed out everywhere: every session of yours has ended.',
 };
 
 /**

@@ -9,6 +9,7 @@ import { mcpClientSetups } from '../services/mcp-client-config.js';
 import { findingGroupsOf, summaryOf } from '../services/scans.js';
 import { SESSION_EXPIRED } from '../services/sessions.js';
 import type { Principal } from '../services/vocabulary.js';
+import { accountRoutes } from './account-routes.js';
 import { attempt, formFields } from './page-support.js';
 import { ConfirmPage } from './pages/confirm.js';
 import { KeysPage, type KeysProps } from './pages/keys.js';
@@ -181,5 +182,6 @@ export function dashboardRoutes(deps: AppDeps) {
       />,
     ),
   );
+  app.route('/account', accountRoutes(deps));
   return app;
 }

@@ -9,6 +9,7 @@ export const SECTIONS = [
   { path: '/dashboard/scans', label: 'Scans' },
   { path: '/dashboard/team', label: 'Team' },
   { path: '/dashboard/setup', label: 'Setup' },
+  { path: '/dashboard/account', label: 'Account' },
 ] as const;
 
 export type SectionPath = (typeof SECTIONS)[number]['path'];

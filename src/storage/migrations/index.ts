@@ -5,6 +5,7 @@ import * as accountsWeb from './003-accounts-web.js';
 import * as scans from './004-scans.js';
 import * as appA from './005-app-a.js';
 import * as oauthLink from './006-oauth-link.js';
+import * as passwordLinks from './007-password-links.js';
 import * as scanScope from './009-scan-scope.js';
 
 /**
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-scans': scans,
   '005-app-a': appA,
   '006-oauth-link': oauthLink,
+  '007-password-links': passwordLinks,
   '009-scan-scope': scanScope,
 };
 
