@@ -70,6 +70,9 @@ const CUT_OFF_SCRIPT = `(() => {
     const outside = r.left < -0.5 || r.right > viewport + 0.5;
     if (outside && !visibleScroller(el)) offenders.push(describe(el));
     const style = getComputedStyle(el);
+    // Text runs past its own box (text is no element of its own: its box's scroll width shows it).
+    if (style.overflowX === 'visible' && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && !visibleScroller(el))
+      offenders.push(describe(el) + ' overflows its box');
     const hides = style.overflowX === 'hidden' || style.overflowX === 'clip' || style.textOverflow === 'ellipsis';
     if (hides && el.scrollWidth > el.clientWidth + 1) offenders.push(describe(el) + ' hides its overflow');
   }
@@ -86,6 +89,7 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
   let page: Page;
   let scanPath: string;
   let keyPrefix: string;
+  let setPasswordPath: string;
 
   beforeAll(async () => {
     [registries, git] = await Promise.all([FakeRegistries.start(), GitHttpServer.start()]);
@@ -146,6 +150,15 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
       });
       expect(res.status).toBe(200);
     }
+    // An operator-made user's one-time link (opening it uses nothing up).
+    await t.services.accounts.createUser({
+      email: 'operator.made.user.with.a.long.name@example-company.example.com',
+      plan: 'free',
+    });
+    const link = await t.services.passwordLinks.issue(
+      'operator.made.user.with.a.long.name@example-company.example.com',
+    );
+    setPasswordPath = `/auth/set-password?token=${link.token}`;
     const started = await fetch(`${base}/api/scans`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -180,6 +193,8 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
     ['scan', () => scanPath],
     ['team', () => '/dashboard/team'],
     ['setup', () => '/dashboard/setup'],
+    ['account', () => '/dashboard/account'],
+    ['set-password', () => setPasswordPath],
     ['not-found', () => '/no/such/page'],
   ];
 
