@@ -24,7 +24,8 @@ import { assetsRoute } from '../web/assets.js';
 import { authRoutes } from '../web/auth-routes.js';
 import { dashboardRoutes } from '../web/dashboard-routes.js';
 import { pageHeaders } from '../web/page-support.js';
-import { ErrorPage, wantsPage } from '../web/pages/error.js';
+import { ErrorPage, NotFoundPage, wantsNotFoundPage, wantsPage } from '../web/pages/error.js';
+import { passwordLinkRoutes } from '../web/password-link-routes.js';
 
 /** A health check answers within this even when the database does not. */
 const HEALTH_PING_MS = 2000;
@@ -54,6 +55,9 @@ export function createApp(deps: AppDeps) {
     ]),
   );
 
+  // Every HTML answer (pages, error and not-found pages) leaves with the pages' headers (CSP, no-store).
+  app.use('*', pageHeaders);
+
   // Liveness, for a load balancer's checks: the process answers. /healthz is readiness (it also needs
   // the database); a database restart must not take every instance out of rotation, since the hooks
   // keep answering while it is down.
@@ -71,11 +75,11 @@ export function createApp(deps: AppDeps) {
   app.route('/', integrationsRoute(deps));
   app.route('/', assetsRoute());
   // The dashboard: pages under / and /dashboard, sign-in under /auth (20 requests a minute per IP).
-  for (const path of ['/', '/auth/*', '/dashboard', '/dashboard/*']) app.use(path, pageHeaders);
   app.get('/', (c) =>
     c.redirect(sessionIdOf(c, deps.config.baseUrl) === undefined ? '/auth/signin' : '/dashboard', 303),
   );
   app.route('/auth', authRoutes(deps));
+  app.route('/auth', passwordLinkRoutes(deps));
   app.route('/dashboard', dashboardRoutes(deps));
   // The GitHub application's deliveries carry a signature, not a key: mounted before the key check.
   app.route('/api/apps/codehost-a/webhook', appWebhookRoute(deps));
@@ -90,7 +94,12 @@ export function createApp(deps: AppDeps) {
   // MCP answers a missing or bad key itself: 401 with `WWW-Authenticate: Bearer`, as MCP clients expect.
   app.route('/mcp', mcpRoute(deps));
 
-  app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => {
+    if (wantsNotFoundPage(c.req.path, c.req.header('accept'))) {
+      return c.html(NotFoundPage({ path: c.req.path }), 404);
+    }
+    return c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404);
+  });
   app.onError((err, c) => {
     const known = httpErrorOf(err);
     if (known !== null) {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { createLogger } from '../server/logger.js';
 import type { AccountService } from '../services/accounts.js';
+import { PASSWORD_LINK_MS, passwordLinkUrl } from '../services/password-links.js';
 import { type HookMode, isHookMode, isPlan, type Plan } from '../services/vocabulary.js';
 import { createServices } from './create-services.js';
 import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
@@ -9,7 +10,8 @@ import { type CliIo, describeParseError, EXIT, UsageError } from './io.js';
 export const ADMIN_HELP = `Usage: svc admin COMMAND [options]
 
 Operator commands against the configured database (SVC_DATABASE_URL):
-  create-user --email E [--plan free|paid]
+  create-user --email E [--plan free|paid]  prints a one-time link where the user sets a password
+  reset-password --email E                 prints a new one-time link (the older one stops working)
   set-plan --email E --plan free|paid
   create-key --email E [--name N]        prints the new key alone on stdout (shown once)
   revoke-key --prefix P                   revokes every key starting with P (e.g. svc_AbC12345)
@@ -34,19 +36,34 @@ type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean;
 };
 
-const COMMANDS: Record<string, (accounts: AccountService, v: Values, io: CliIo) => Promise<void>> = {
-  async 'create-user'(accounts, v, io) {
+/** The commands' services: the operators' accounts, and the one-time link printer. */
+interface Admin {
+  accounts: AccountService;
+  /** Prints a new one-time password link for the user alone on stdout (scriptable), and says on stderr what it is. */
+  printLink(email: string, io: CliIo): Promise<void>;
+}
+
+const HOURS = PASSWORD_LINK_MS / 3_600_000;
+
+const COMMANDS: Record<string, (admin: Admin, v: Values, io: CliIo) => Promise<void>> = {
+  async 'create-user'({ accounts, printLink }, v, io) {
     const user = await accounts.createUser({ email: required(v, 'email'), plan: plan(v.plan ?? 'free') });
-    io.stdout.write(`created user ${user.email} (${user.plan})\n`);
+    io.stderr.write(
+      `created user ${user.email} (${user.plan}); send them this link to set their password:\n`,
+    );
+    await printLink(user.email, io);
   },
-  async 'set-plan'(accounts, v, io) {
+  async 'reset-password'({ printLink }, v, io) {
+    await printLink(required(v, 'email'), io);
+  },
+  async 'set-plan'({ accounts }, v, io) {
     const user = await accounts.setPlan(required(v, 'email'), plan(required(v, 'plan')));
     io.stdout.write(`${user.email} is now on the ${user.plan} plan\n`);
   },
-  async 'create-key'(accounts, v, io) {
+  async 'create-key'({ accounts }, v, io) {
     io.stdout.write(`${await accounts.issueKey(required(v, 'email'), v.name ?? 'default')}\n`);
   },
-  async 'revoke-key'(accounts, v, io) {
+  async 'revoke-key'({ accounts }, v, io) {
     const prefix = required(v, 'prefix');
     if (!prefix.startsWith('svc_') || prefix.length < 8) {
       throw new UsageError('--prefix must start with svc_ and name at least 4 more characters');
@@ -54,7 +71,7 @@ const COMMANDS: Record<string, (accounts: AccountService, v: Values, io: CliIo) 
     const revoked = await accounts.revokeKeys(prefix);
     io.stdout.write(`revoked ${revoked} key${revoked === 1 ? '' : 's'}\n`);
   },
-  async 'create-team'(accounts, v, io) {
+  async 'create-team'({ accounts }, v, io) {
     const team = await accounts.createTeam({
       name: required(v, 'name'),
       plan: plan(v.plan ?? 'free'),
@@ -62,17 +79,17 @@ const COMMANDS: Record<string, (accounts: AccountService, v: Values, io: CliIo) 
     });
     io.stdout.write(`created team ${team.name} (${team.plan}, hook mode ${team.hookMode})\n`);
   },
-  async 'add-member'(accounts, v, io) {
+  async 'add-member'({ accounts }, v, io) {
     const team = required(v, 'team');
     const email = required(v, 'email');
     await accounts.addMember(team, email, v.owner === true ? 'owner' : 'member');
     io.stdout.write(`${email} is now ${v.owner === true ? 'an owner' : 'a member'} of ${team}\n`);
   },
-  async 'set-team-mode'(accounts, v, io) {
+  async 'set-team-mode'({ accounts }, v, io) {
     const team = await accounts.setTeamMode(required(v, 'team'), mode(required(v, 'mode')));
     io.stdout.write(`team ${team.name} hook mode: ${team.hookMode}\n`);
   },
-  async usage(accounts, v, io) {
+  async usage({ accounts }, v, io) {
     const { user, team, plan, month, used, limit } = await accounts.usageOf(required(v, 'email'));
     const whose = team ? ` (team ${team.name})` : '';
     io.stdout.write(
@@ -99,7 +116,14 @@ export async function adminCommand(argv: string[], io: CliIo): Promise<number> {
   // Nothing shared is needed (redis: null); warnings, such as a lost database connection, go to stderr.
   const services = await createServices(config, { logger: createLogger(io.stderr, 'warn'), redis: null });
   try {
-    await run(services.accounts, values, io);
+    const printLink = async (email: string, out: CliIo) => {
+      const { token, user } = await services.passwordLinks.issue(email);
+      out.stdout.write(`${passwordLinkUrl(config.baseUrl, token)}\n`);
+      out.stderr.write(
+        `the link for ${user.email} is valid ${HOURS} h and works once; a newer link replaces it, and using it ends their sessions\n`,
+      );
+    };
+    await run({ accounts: services.accounts, printLink }, values, io);
     return EXIT.passed;
   } finally {
     await services.close();

@@ -12,6 +12,7 @@ import { createOsvLookup } from '../hooks/risk/osv.js';
 import { fileBinarySource } from '../server/binary-source.js';
 import type { AppDeps } from '../server/deps.js';
 import { createRateLimiters } from '../server/rate-limits.js';
+import { createAccountSecurityService } from '../services/account-security.js';
 import { type AccountService, createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAppApi, readAppPrivateKey } from '../services/app-a/api-client.js';
@@ -21,13 +22,14 @@ import { createCiRunService } from '../services/ci-runs.js';
 import { createHookCheckService } from '../services/hook-checks.js';
 import { createOAuthSignInService } from '../services/oauth-sign-in.js';
 import { createOverviewService } from '../services/overview.js';
+import { createPasswordLinkService } from '../services/password-links.js';
 import { createPrincipalService } from '../services/principals.js';
 import { databaseScanQueue } from '../services/scan-queue.js';
 import { bullmqScanQueue } from '../services/scan-queue-bullmq.js';
 import { type ScanWorker, type ScanWorkerOptions, startScanWorker } from '../services/scan-worker.js';
 import { createScanService } from '../services/scans.js';
 import { createSessionService } from '../services/sessions.js';
-import { createSignInService } from '../services/sign-in.js';
+import { ARGON2, createSignInService } from '../services/sign-in.js';
 import { createTeamService } from '../services/team.js';
 import { createInvitationService } from '../services/team-invitations.js';
 import { openStorage, type Storage } from '../storage/index.js';
@@ -133,6 +135,11 @@ export async function createServices(
             logger,
           }) satisfies AppScanRunner,
         };
+  // Attempts per account counted in Redis when there is one: every instance refuses together. One
+  // count for sign-in and the account page's current password alike.
+  const attempts = createAccountAttempts({ redis });
+  const sessions = createSessionService(storage.sessions, now);
+  const passwordDeps = { credentials: storage.credentials, sessions, passwords: ARGON2, attempts };
   return {
     config,
     logger,
@@ -142,9 +149,10 @@ export async function createServices(
     accounts: createAccountService({ accounts: storage.accounts, apiKeys: storage.apiKeys, ciRuns }),
     ciRuns,
     hookChecks: createHookCheckService({ risk, decisions: storage.hookDecisions, logger, now }),
-    // Attempts per account counted in Redis when there is one: every instance refuses together.
-    signIn: createSignInService(storage.credentials, undefined, createAccountAttempts({ redis })),
-    sessions: createSessionService(storage.sessions, now),
+    signIn: createSignInService(storage.credentials, ARGON2, attempts),
+    sessions,
+    passwordLinks: createPasswordLinkService({ ...passwordDeps, links: storage.passwordLinks, now }),
+    accountSecurity: createAccountSecurityService(passwordDeps),
     oauthSignIn: createOAuthSignInService({
       settings:
         config.oauthA === undefined

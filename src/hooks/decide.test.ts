@@ -36,8 +36,8 @@ describe('decideCommand', () => {
     expect(decision.isInstall).toBe(true);
     expect(decision.message).toBe('svc: checked `lodash`, `react`: nothing risky found');
     expect(decision.installs).toEqual([
-      { ecosystem: 'npm', name: 'lodash', version: null, risky: false, reasons: [] },
-      { ecosystem: 'npm', name: 'react', version: '18', risky: false, reasons: [] },
+      { ecosystem: 'npm', name: 'lodash', version: null, risky: false, reasons: [], unjudged: null },
+      { ecosystem: 'npm', name: 'react', version: '18', risky: false, reasons: [], unjudged: null },
     ]);
   });
 

@@ -13,7 +13,8 @@ export interface CommandDecision {
   decision: Permission;
   /** False for a line that installs nothing: allowed at once, nothing stored. */
   isInstall: boolean;
-  installs: (PackageRequest & { risky: boolean; reasons: string[] })[];
+  /** `unjudged`: why a package could not be fully checked (a registry down or slow), else null. */
+  installs: (PackageRequest & { risky: boolean; reasons: string[]; unjudged: string | null })[];
   skipped: SkippedSpec[];
   /** What the user and the agent are told. */
   message: string;
@@ -45,7 +46,12 @@ export async function decideCommand(
   return {
     decision,
     isInstall: true,
-    installs: verdicts.map((v) => ({ ...v.request, risky: v.risky, reasons: v.reasons })),
+    installs: verdicts.map((v) => ({
+      ...v.request,
+      risky: v.risky,
+      reasons: v.reasons,
+      unjudged: v.unjudged,
+    })),
     skipped: parsed.skipped,
     message: messageFor(decision, verdicts, parsed.skipped),
   };
@@ -66,11 +72,16 @@ function messageFor(decision: Permission, verdicts: Verdict[], skipped: SkippedS
   }
   for (const v of risky) for (const reason of v.reasons) lines.push(`- ${reason}`);
   for (const v of verdicts) {
-    if (v.unjudged !== null) lines.push(`- \`${v.request.name}\` was not fully checked: ${v.unjudged}`);
+    if (v.unjudged !== null) lines.push(`- ${notFullyChecked(v.request.name, v.unjudged)}`);
   }
   // Past the cap nothing was judged: the user is told, so an allow is not read as covering them.
   for (const s of skipped) if (s.why === PACKAGE_CAP_REASON) lines.push(`- ${s.spec}: ${s.why}`);
   return lines.join('\n');
+}
+
+/** What a package that could not be fully checked is noted with, in the message and the history. */
+export function notFullyChecked(name: string, why: string): string {
+  return `\`${name}\` was not fully checked: ${why}`;
 }
 
 function names(verdicts: Verdict[]): string {

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import type { AccountSecurityService } from '../services/account-security.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AppWebhook } from '../services/app-a/webhook.js';
 import type { CiRunService } from '../services/ci-runs.js';
 import type { HookCheckService } from '../services/hook-checks.js';
 import type { OAuthSignInService } from '../services/oauth-sign-in.js';
 import type { OverviewService } from '../services/overview.js';
+import type { PasswordLinkService } from '../services/password-links.js';
 import type { PrincipalService } from '../services/principals.js';
 import type { ScanService } from '../services/scans.js';
 import type { SessionService } from '../services/sessions.js';
@@ -28,6 +30,8 @@ export interface AppDeps {
   signIn: SignInService;
   sessions: SessionService;
   oauthSignIn: OAuthSignInService;
+  passwordLinks: PasswordLinkService;
+  accountSecurity: AccountSecurityService;
   apiKeys: ApiKeyService;
   team: TeamService;
   invitations: InvitationService;

@@ -38,6 +38,10 @@ describe('scopesOf: the limits a request counts against', () => {
     ['POST', '/dashboard/scans', ['scanStart']],
     ['GET', '/dashboard/scans', []],
     ['POST', '/dashboard/scans/x', []],
+    // The account page's forms: a password checked or sessions ended, as limited as signing in.
+    ['POST', '/dashboard/account/password', ['auth']],
+    ['POST', '/dashboard/account/signout-everywhere', ['auth']],
+    ['GET', '/dashboard/account', []],
   ])('%s %s: %j', (method, path, scopes) => {
     expect(scopesOf(method, path)).toEqual(scopes);
   });

@@ -55,11 +55,13 @@ export function createRateLimiters(
 
 /**
  * The limits a request counts against: none for health checks and pages, `auth` for
- * sign-in, `api` for API, MCP and hook requests, and starting a dashboard scan (by the API or the
+ * sign-in and the account page's forms, `api` for API, MCP and hook requests, and starting a dashboard scan (by the API or the
  * scans page's form) also against its own.
  */
 export function scopesOf(method: string, path: string): RateScope[] {
   if (path.startsWith('/auth/')) return ['auth'];
+  // The account page's posts check a password or end sessions: as limited as signing in.
+  if (method === 'POST' && path.startsWith('/dashboard/account/')) return ['auth'];
   // The platform's deliveries come from a few addresses and are not sent again when refused: a burst of
   // pushes must not cost scans. They are signed, and a bad signature costs one HMAC.
   if (path === '/api/apps/codehost-a/webhook') return [];

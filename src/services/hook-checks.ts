@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type CommandDecision, DECISION_BUDGET_MS, decideCommand } from '../hooks/decide.js';
+import { type CommandDecision, DECISION_BUDGET_MS, decideCommand, notFullyChecked } from '../hooks/decide.js';
 import type { Ecosystem } from '../hooks/ecosystems/index.js';
 import { assessPackages, type RiskServices } from '../hooks/risk/assess.js';
 import { MAX_PACKAGES, type SkippedSpec } from '../hooks/types.js';
@@ -117,7 +117,10 @@ export function createHookCheckService(deps: {
             mode,
             decision: decision.decision,
             packages: decision.installs.map(({ ecosystem, name, version }) => ({ ecosystem, name, version })),
-            reasons: decision.installs.flatMap((p) => p.reasons),
+            // An allow of a package that could not be checked says so in the history, not "no reason".
+            reasons: decision.installs.flatMap((p) =>
+              p.unjudged === null ? p.reasons : [...p.reasons, notFullyChecked(p.name, p.unjudged)],
+            ),
             at: deps.now(),
           })
           .catch((e: unknown) =>

@@ -38,6 +38,8 @@ export const OAUTH_LINK_SESSION_GONE =
  */
 export interface OAuthSignInService {
   readonly enabled: boolean;
+  /** Whether GitHub sign-in is on and this user has no GitHub account linked yet (the overview offers it). */
+  canLink(user: User): Promise<boolean>;
   /**
    * Records a new state and verifier (and `signedIn`, whose account the flow links to); the provider
    * URL to send the browser to, and the state for the browser to keep.
@@ -76,6 +78,10 @@ export function createOAuthSignInService(deps: {
   };
   return {
     enabled: settings !== undefined,
+
+    async canLink(user) {
+      return settings !== undefined && !(await identities.hasIdentity(user.id, CODEHOST_A));
+    },
 
     async start(redirectUri, signedIn) {
       const s = configured();

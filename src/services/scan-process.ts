@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { type CommitRange, renderReport, ScanError, scanRepository } from '../scanner/index.js';
 import { createVerifier, type ProviderUrls } from '../verify/index.js';
 import { VERSION } from '../version.js';
@@ -52,13 +54,26 @@ export function serveScanRequest(): void {
         send({ type: 'progress', done, total });
       },
     })
+      .then(async (result) => {
+        // A whole history's scan says what it covered; a range of commits (the application's) does not.
+        const scope =
+          request.commits === undefined
+            ? {
+                commits: result.commitsScanned,
+                ...(await countRefs(request.path)),
+                defaultBranch: result.defaultBranch,
+                incomplete: result.incomplete,
+              }
+            : undefined;
+        return { result, scope };
+      })
       .then(
-        (result) => {
+        ({ result, scope }) => {
           // The report decides what of a finding leaves this process: never the secret.
           const report = JSON.parse(renderReport(result, 'json', { toolVersion: VERSION })) as ScanOutcome;
           send({
             type: 'result',
-            outcome: { summary: report.summary, findings: report.findings },
+            outcome: { summary: report.summary, findings: report.findings, scope },
             commitsScanned: result.commitsScanned,
             markdown: request.markdown
               ? renderReport(result, 'markdown', { toolVersion: VERSION })
@@ -78,4 +93,18 @@ export function serveScanRequest(): void {
         if (process.connected) process.disconnect();
       });
   });
+}
+
+/** The clone's branches and tags (a bare clone holds every branch under refs/heads). */
+async function countRefs(repo: string): Promise<{ branches: number; tags: number }> {
+  const { stdout } = await promisify(execFile)(
+    'git',
+    ['-C', repo, 'for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
+  const refs = stdout.split('\n');
+  return {
+    branches: refs.filter((r) => r.startsWith('refs/heads/')).length,
+    tags: refs.filter((r) => r.startsWith('refs/tags/')).length,
+  };
 }

@@ -1,4 +1,4 @@
-import type { ScanRepository } from '../storage/index.js';
+import type { ScanRepository, ScanScope } from '../storage/index.js';
 
 /** A scan as a worker gets it from the queue. */
 export interface ScanJob {
@@ -12,10 +12,11 @@ export interface ScanJob {
   checkRunId: string | null;
 }
 
-/** What a finished scan stores: the JSON report's summary and findings. */
+/** What a finished scan stores: the JSON report's summary and findings, and what it covered. */
 export interface ScanOutcome {
   summary: unknown;
   findings: unknown[];
+  scope?: ScanScope;
 }
 
 /**

@@ -22,6 +22,8 @@ export interface SessionService {
   authenticate(sessionId: string | undefined): Promise<Principal>;
   /** Ends the session (deletes its row); nothing happens for an unknown id. */
   end(sessionId: string | undefined): Promise<void>;
+  /** Ends every session of the user, on every instance (a new password, sign out everywhere). */
+  endAll(userId: number): Promise<void>;
 }
 
 export function createSessionService(sessions: SessionRepository, now: () => Date): SessionService {
@@ -53,6 +55,10 @@ export function createSessionService(sessions: SessionRepository, now: () => Dat
     async end(sessionId) {
       if (sessionId !== undefined && looksLikeSessionId(sessionId))
         await sessions.deleteSession(hashToken(sessionId));
+    },
+
+    async endAll(userId) {
+      await sessions.deleteSessionsOfUser(userId);
     },
   };
 }

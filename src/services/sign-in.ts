@@ -39,8 +39,11 @@ export const PASSWORD_LEAKED = 'this password is among well-known leaked passwor
 export const PASSWORD_GUESSABLE =
   'this password is too easy to guess (a common password with a few characters added, a repeat, a sequence or a keyboard pattern); choose another';
 
-/** A password someone may set: 12 to 1024 characters, and not one that guessing lists try first. */
-async function checkPassword(password: string): Promise<void> {
+/**
+ * A password someone may set (sign-up, a one-time link, a change): 12 to 1024 characters, and not one
+ * that guessing lists try first.
+ */
+export async function checkPassword(password: string): Promise<void> {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw invalidInput(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   }
@@ -59,7 +62,11 @@ export interface PasswordFunctions {
   dummy(): Promise<string>;
 }
 
-const ARGON2: PasswordFunctions = { hash: hashPassword, verify: verifyPassword, dummy: dummyPasswordHash };
+export const ARGON2: PasswordFunctions = {
+  hash: hashPassword,
+  verify: verifyPassword,
+  dummy: dummyPasswordHash,
+};
 
 export function createSignInService(
   credentials: CredentialRepository,

@@ -1,5 +1,4 @@
-import { generateInvitationToken, looksLikeInvitationToken } from '../auth/invitation-tokens.js';
-import { hashToken } from '../auth/session-ids.js';
+import { generateSessionId, hashToken, looksLikeSessionId } from '../auth/session-ids.js';
 import type {
   InvitationRecord,
   InvitationRefusal,
@@ -55,12 +54,12 @@ export function createInvitationService(deps: {
   const { invitations, teams, now } = deps;
   const ownersTeam = (principal: Principal, what: string) => ownersTeamOf(teams, principal, what);
   const hashOf = (token: unknown) =>
-    typeof token === 'string' && looksLikeInvitationToken(token) ? hashToken(token) : null;
+    typeof token === 'string' && looksLikeSessionId(token) ? hashToken(token) : null;
 
   return {
     async invite(principal) {
       const team = await ownersTeam(principal, 'invite people');
-      const token = generateInvitationToken();
+      const token = generateSessionId();
       const at = now();
       const invitation = await invitations.createInvitation({
         teamId: team.id,
@@ -109,4 +108,6 @@ export function createInvitationService(deps: {
     },
   };
 }
-export { looksLikeInvitationToken } from '../auth/invitation-tokens.js';
+
+/** What an invitation token looks like (a session id's shape: 32 random bytes, base64url); anything else is not looked up. */
+export const looksLikeInvitationToken = looksLikeSessionId;

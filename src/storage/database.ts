@@ -11,6 +11,7 @@ import { KyselyHookDecisions } from './kysely/hook-decisions.js';
 import { KyselyIdentities } from './kysely/identities.js';
 import { KyselyInvitations } from './kysely/invitations.js';
 import { KyselyOAuthStates } from './kysely/oauth-states.js';
+import { KyselyPasswordLinks } from './kysely/password-links.js';
 import { KyselyRegistryCache } from './kysely/registry-cache.js';
 import { KyselyScans } from './kysely/scans.js';
 import { KyselySessions } from './kysely/sessions.js';
@@ -77,6 +78,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     oauthStates: new KyselyOAuthStates(db),
     teams: new KyselyTeams(db),
     invitations: new KyselyInvitations(db),
+    passwordLinks: new KyselyPasswordLinks(db),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

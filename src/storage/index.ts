@@ -8,11 +8,13 @@ export type { HookDecisionInput, HookDecisionRecord, HookDecisionRepository } fr
 export type { IdentityRepository } from './identities.js';
 export type { InvitationRecord, InvitationRefusal, InvitationRepository } from './invitations.js';
 export type { OAuthStateRepository } from './oauth-states.js';
+export type { PasswordLinkRecord, PasswordLinkRepository } from './password-links.js';
 export type { RegistryCacheRepository } from './registry-cache.js';
 export type {
   ClaimedScan,
   ScanRecord,
   ScanRepository,
+  ScanScope,
   ScanStatus,
   ScanViewer,
 } from './scans.js';

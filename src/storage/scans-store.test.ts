@@ -124,16 +124,23 @@ for (const dialect of DIALECTS) {
         const findings = [{ fingerprint: 'generic-secret:0123456789ab:a.env:1', maskedValue: 'abcd****' }];
         const summary = { total: 1, failing: 1 };
         const finishedAt = at('2026-03-01T10:02:00Z');
+        const scope = { commits: 2, branches: 1, tags: 0, defaultBranch: 'main', incomplete: false };
         expect(
           await fresh.storage.scans.finishScan(first.id, 'worker-b', { summary, findings }, finishedAt),
         ).toBe(false);
         expect(
-          await fresh.storage.scans.finishScan(first.id, 'worker-a', { summary, findings }, finishedAt),
+          await fresh.storage.scans.finishScan(
+            first.id,
+            'worker-a',
+            { summary, findings, scope },
+            finishedAt,
+          ),
         ).toBe(true);
         expect(await fresh.storage.scans.findScan(first.id, viewer)).toMatchObject({
           status: 'done',
           summary,
           findings,
+          scope,
           startedAt: now,
           finishedAt,
         });

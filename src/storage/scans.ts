@@ -7,6 +7,17 @@ export interface ScanViewer {
   teamId: number | null;
 }
 
+/** What a finished scan read: its commits, and the branches and tags they were reached from. */
+export interface ScanScope {
+  commits: number;
+  branches: number;
+  tags: number;
+  /** The branch `.svcignore` was read from, or null. */
+  defaultBranch: string | null;
+  /** Some commits could not be read (missing objects). */
+  incomplete: boolean;
+}
+
 export interface ScanRecord {
   id: string;
   /** Null for a GitHub application scan (it belongs to an installation; no user sees it). */
@@ -18,6 +29,8 @@ export interface ScanRecord {
   error: string | null;
   /** The JSON report's summary, once done. */
   summary: unknown;
+  /** What the scan covered, once done; null for scans finished before this was recorded. */
+  scope: ScanScope | null;
   /** The JSON report's findings, once done; null in lists (they can be large). */
   findings: unknown[] | null;
   createdAt: Date;
@@ -88,7 +101,7 @@ export interface ScanRepository {
   finishScan(
     id: string,
     owner: string,
-    result: { summary: unknown; findings: unknown[] },
+    result: { summary: unknown; findings: unknown[]; scope?: ScanScope },
     at: Date,
   ): Promise<boolean>;
   failScan(id: string, owner: string, error: string, at: Date): Promise<boolean>;

@@ -89,6 +89,8 @@ export interface ScansTable {
   summary: string | null;
   /** JSON: the JSON report's findings (masked values and fingerprints, never a secret). */
   findings: string | null;
+  /** JSON: what a finished scan covered (ScanScope); null before it is done. */
+  scope: string | null;
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
@@ -151,12 +153,22 @@ export interface TeamInvitationsTable {
   revoked_at: NullableTimestamp;
 }
 
+export interface PasswordLinksTable {
+  /** One live link per user: a new one replaces it. */
+  user_id: number;
+  /** SHA-256 (hex) of the link's token; the token itself is only ever in the link. */
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   scans: ScansTable;
   app_repositories: AppRepositoriesTable;
   identities: IdentitiesTable;
   sessions: SessionsTable;
   oauth_states: OAuthStatesTable;
+  password_links: PasswordLinksTable;
   hook_decisions: HookDecisionsTable;
   registry_cache: RegistryCacheTable;
   users: UsersTable;

@@ -19,6 +19,8 @@ export interface SessionRepository {
   findSessionOwner(idHash: string): Promise<SessionOwner | null>;
   touchSession(idHash: string, at: Date): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
+  /** Deletes every session of the user (sign out everywhere, a new password); returns how many. */
+  deleteSessionsOfUser(userId: number): Promise<number>;
   /** Deletes sessions not seen since `before`; returns how many. */
   deleteSessionsIdleSince(before: Date): Promise<number>;
 }

@@ -6,6 +6,7 @@ import type { HookDecisionRepository } from './hook-decisions.js';
 import type { IdentityRepository } from './identities.js';
 import type { InvitationRepository } from './invitations.js';
 import type { OAuthStateRepository } from './oauth-states.js';
+import type { PasswordLinkRepository } from './password-links.js';
 import type { RegistryCacheRepository } from './registry-cache.js';
 import type { ScanRepository } from './scans.js';
 import type { SessionRepository } from './sessions.js';
@@ -30,6 +31,7 @@ export interface Storage {
   oauthStates: OAuthStateRepository;
   teams: TeamRepository;
   invitations: InvitationRepository;
+  passwordLinks: PasswordLinkRepository;
   /** One round trip; throws DatabaseUnavailableError when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,6 +11,7 @@ import { LandingPage, type LandingProps } from './pages/landing.js';
 const NOTES: Record<string, string> = {
   expired: 'Your session has expired. Sign in again.',
   signedout: 'You are signed out.',
+  everywhere: 'You are signed out everywhere: every session of yours has ended.',
   invite: 'Sign in or create an account to see your team invitation; you come back to it after.',
 };
 

@@ -5,11 +5,14 @@ import { clearSessionCookie, sessionIdOf, setSessionCookie } from '../server/mid
 import { codehostAWorkflow, codehostBInclude } from '../services/ci-setup.js';
 import { DomainError } from '../services/errors.js';
 import { hookSetupFor } from '../services/hook-config.js';
+import { mcpClientSetups } from '../services/mcp-client-config.js';
 import { findingGroupsOf, summaryOf } from '../services/scans.js';
 import { SESSION_EXPIRED } from '../services/sessions.js';
 import type { Principal } from '../services/vocabulary.js';
+import { accountRoutes } from './account-routes.js';
 import { keepInvitation } from './invitation-cookie.js';
 import { attempt, formFields } from './page-support.js';
+import { ConfirmPage } from './pages/confirm.js';
 import { KeysPage, type KeysProps } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { ScanPage } from './pages/scan.js';
@@ -80,7 +83,7 @@ export function dashboardRoutes(deps: AppDeps) {
     c.html(
       <OverviewPage
         overview={await deps.overview.overviewOf(c.get('principal'))}
-        linkA={deps.oauthSignIn.enabled}
+        linkA={await deps.oauthSignIn.canLink(c.get('principal').user)}
       />,
     ),
   );
@@ -95,8 +98,33 @@ export function dashboardRoutes(deps: AppDeps) {
     if (!result.ok) return keysPage(c, { error: result.message }, result.status);
     return keysPage(c, { created: { key: result.value.key, name: result.value.name } });
   });
+  // Revoking asks first (contract 6): the table's button opens this page; only its form revokes.
+  const confirmRevoke = async (c: Context<PageEnv>, prefix: string) => {
+    const key = (await deps.apiKeys.list(c.get('principal'))).find((k) => k.prefix === prefix);
+    if (key === undefined) return keysPage(c, { error: 'No such key (it may be revoked already).' }, 404);
+    return c.html(
+      <ConfirmPage
+        email={email(c)}
+        current="/dashboard/keys"
+        question={`Revoke the key “${key.name}”?`}
+        consequence={
+          <>
+            Every CI job and agent that uses <code>{key.prefix}…</code> is refused from its next request. This
+            cannot be undone: you would create a new key and store it again.
+          </>
+        }
+        action="/dashboard/keys/revoke"
+        fields={{ prefix: key.prefix }}
+        confirmLabel="Revoke key"
+        cancelHref="/dashboard/keys"
+      />,
+    );
+  };
+  app.get('/keys/revoke', (c) => confirmRevoke(c, c.req.query('prefix') ?? ''));
   app.post('/keys/revoke', async (c) => {
-    const prefix = (await formFields(c))('prefix');
+    const field = await formFields(c);
+    const prefix = field('prefix');
+    if (field('confirm') !== '1') return confirmRevoke(c, prefix);
     const result = await attempt(() => deps.apiKeys.revoke(c.get('principal'), prefix));
     if (!result.ok) return keysPage(c, { error: result.message }, result.status);
     return c.redirect(`/dashboard/keys?revoked=${encodeURIComponent(prefix)}`, 303);
@@ -133,9 +161,11 @@ export function dashboardRoutes(deps: AppDeps) {
         codehostAWorkflow={codehostAWorkflow(baseUrl)}
         codehostBInclude={codehostBInclude(baseUrl)}
         hooks={{ a: hookSetupFor('a', false, baseUrl), b: hookSetupFor('b', false, baseUrl) }}
+        mcp={mcpClientSetups(baseUrl)}
       />,
     ),
   );
+  app.route('/account', accountRoutes(deps));
   app.route('/', teamRoutes(deps));
   return app;
 }

@@ -9,6 +9,7 @@ export const SECTIONS = [
   { path: '/dashboard/scans', label: 'Scans' },
   { path: '/dashboard/team', label: 'Team' },
   { path: '/dashboard/setup', label: 'Setup' },
+  { path: '/dashboard/account', label: 'Account' },
 ] as const;
 
 export type SectionPath = (typeof SECTIONS)[number]['path'];
@@ -32,6 +33,7 @@ export function Layout(props: {
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{`${props.title} · svc`}</title>
+          <link rel="icon" href={ASSET_PATHS.icon} type="image/svg+xml" />
           <link rel="stylesheet" href={ASSET_PATHS.css} />
           <script type="module" src={ASSET_PATHS.js} />
           {props.refreshSeconds === undefined ? null : (
@@ -92,12 +94,12 @@ export function Notice(props: { kind: 'error' | 'ok'; text: string | undefined }
   );
 }
 
-/** Text to copy: a heading, a copy button (shown by the script) and the text in a pre or code. */
+/** Text to copy: a heading (under a page's section heading), a copy button (shown by the script) and the text. */
 export function CopyBlock(props: { id: string; title: string; text: string; note?: Child }) {
   return (
     <section class="card" aria-labelledby={`${props.id}-title`}>
       <div class="copy-row">
-        <h2 id={`${props.id}-title`}>{props.title}</h2>
+        <h3 id={`${props.id}-title`}>{props.title}</h3>
         <button type="button" class="secondary" data-copy={props.id} hidden>
           Copy
         </button>
@@ -111,22 +113,41 @@ export function CopyBlock(props: { id: string; title: string; text: string; note
   );
 }
 
-/** A table that scrolls sideways on a narrow screen, with column headings. */
-export function DataTable(props: { headings: Child[]; children: Child }) {
+/**
+ * A table with column headings. On a phone each row reflows into a block of "heading: value" lines
+ * (the stylesheet shows each cell's heading from its data-label), so nothing is cut off or hidden
+ * behind a sideways scroll. `rows` holds one cell per heading.
+ */
+export function DataTable(props: { headings: string[]; rows: Child[][] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
+    <table class="data">
+      <thead>
+        <tr>
+          {props.headings.map((h) => (
+            <th scope="col">{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((cells) => (
           <tr>
-            {props.headings.map((h) => (
-              <th scope="col">{h}</th>
+            {cells.map((cell, i) => (
+              <td data-label={props.headings[i]}>{cell}</td>
             ))}
           </tr>
-        </thead>
-        <tbody>{props.children}</tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </table>
   );
+}
+
+/**
+ * Text whose `backticked` parts are names (the hooks' reasons are written that way for terminals and
+ * chat): on a page they are code, not raw backticks.
+ */
+export function InlineCode(props: { text: string }) {
+  const parts = props.text.split(/`([^`]+)`/);
+  return <>{parts.map((part, i) => (i % 2 === 1 ? <code>{part}</code> : part))}</>;
 }
 
 /** A date as people read it, in UTC (the service does not know the reader's zone). */

@@ -23,6 +23,9 @@ beforeAll(async () => {
   repo.commitFiles({ 'README.md': '# demo\n' }, 'initial');
   repo.commitFiles({ 'config/deploy.env': `AWS_ACCESS_KEY_ID=${CLOUD}\n` }, 'deploy');
   repo.commitFiles({ 'test/fixtures/pay.txt': `key ${PAYMENT}\n` }, 'fixture');
+  // What the scan page says it covered: two branches and a tag.
+  repo.git('tag', 'v1.0.0');
+  repo.git('branch', 'release');
   url = git.publish(repo.dir, 'octo', 'pages');
   repo.cleanup();
   t = await startTestApp({ env: { SVC_SCAN_HOSTS: `github.com,${git.origin}` } });
@@ -94,6 +97,10 @@ describe('the scans pages', () => {
     expect(done.html).not.toContain('data-scan=');
     expect(done.html).not.toContain('http-equiv="refresh"');
     expect(done.html).toContain('Failing findings in code: 1');
+    expect(done.html).toContain('<span class="badge deny">secrets found</span>');
+    expect(done.html).toMatch(
+      /<p data-scan-scope="true">Scanned 3 commits: the whole history of 2 branches and 1 tag; .svcignore read from [a-z]+\.<\/p>/,
+    );
     // The failing code finding first; the test fixture's in the collapsed "other locations".
     const details = done.html.indexOf('<details');
     expect(details).toBeGreaterThan(0);

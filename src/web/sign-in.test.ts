@@ -84,12 +84,18 @@ describe('sign-in, sessions and the dashboard pages', () => {
     await t.services.accounts.addMember('crew', 'ada@example.com');
     const revoke = await form(
       '/dashboard/keys/revoke',
-      { prefix: bobKey.slice(0, 12) },
+      { prefix: bobKey.slice(0, 12), confirm: '1' },
       { ...origin(), cookie },
     );
     expect(revoke.status).toBe(404);
     expect(await revoke.text()).toContain(`You have no active key ${bobKey.slice(0, 12)}.`);
     expect((await t.request('/api/account', { key: bobKey })).status).toBe(200);
+    // Nor is another's key named on the confirmation page.
+    const confirm = await t.request(`/dashboard/keys/revoke?prefix=${bobKey.slice(0, 12)}`, {
+      headers: { cookie },
+    });
+    expect(confirm.status).toBe(404);
+    expect(await confirm.text()).not.toContain('Revoke the key');
     const mode = await form('/dashboard/team/mode', { mode: 'warn' }, { ...origin(), cookie });
     expect(mode.status).toBe(403);
     expect(await mode.text()).toContain('Only a team owner can change the hook mode.');
@@ -452,6 +458,9 @@ describe('sign-in, sessions and the dashboard pages', () => {
         email: 'octo@example.com',
       });
       expect(await t.session('octo@example.com', PASSWORD, true)).toMatch(/^svc_session=/);
+      // Linked: the overview no longer offers to link GitHub.
+      const after = await (await t.request('/dashboard', { headers: { cookie: session } })).text();
+      expect(after).not.toContain('href="/auth/codehost-a/start"');
     });
 
     it('refuses to link when the session that started it is gone, or the GitHub account is linked elsewhere', async () => {

@@ -16,6 +16,8 @@ html { -webkit-text-size-adjust: 100%; }
 body {
   margin: 0; background: var(--bg); color: var(--text);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  /* A long email or URL breaks rather than running past a phone's edge. */
+  overflow-wrap: break-word;
 }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; border-radius: 3px; }
@@ -36,6 +38,8 @@ form { margin: 0; }
 main { max-width: 60rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 h1 { font-size: 1.6rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 0 0 .75rem; }
+h3 { font-size: 1.05rem; margin: 0; }
+h2.section { margin: 2rem 0 .75rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem; margin-bottom: 1.25rem; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); }
 .muted { color: var(--muted); }
@@ -81,7 +85,9 @@ legend { font-weight: 600; padding: 0 .25rem; }
 fieldset label { display: flex; gap: .5rem; align-items: baseline; font-weight: 400; margin: .25rem 0; }
 .or { color: var(--muted); margin: 1rem 0 0; }
 .or + .button { margin-top: .5rem; }
-.table-wrap { overflow-x: auto; }
+.actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
+.actions button, .actions .button { margin-top: 0; }
+td { overflow-wrap: anywhere; }
 output { display: block; margin-top: .5rem; }
 .findings { list-style: none; padding: 0; margin: .75rem 0 0; }
 .findings li { border-top: 1px solid var(--line); padding: .75rem 0; }
@@ -98,11 +104,16 @@ details.card[open] > summary { margin-bottom: .5rem; }
   h1 { font-size: 1.35rem; }
   .findings dl { grid-template-columns: minmax(0, 1fr); }
   .findings dd { margin-bottom: .25rem; }
+  /* Tables reflow: each row a block, each cell a "heading  value" line (the heading from data-label). */
+  table.data, table.data tbody, table.data tr, table.data td { display: block; width: 100%; }
+  table.data thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.data tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  table.data td { border: none; padding: .2rem 0 .2rem 7.25rem; position: relative; min-height: 1.9rem; }
+  table.data td::before {
+    content: attr(data-label); position: absolute; left: 0; top: .3rem; width: 6.5rem;
+    color: var(--muted); font-size: .875rem; font-weight: 600;
+  }
 }
-/* Teams: a row's buttons side by side, and links that look like the danger button. */
-.row-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
-.row-actions button, .row-actions .button { margin-top: 0; }
-.button.danger { background: var(--card); color: var(--danger); border-color: var(--danger); }
-h3 { font-size: 1rem; margin: 1.25rem 0 .5rem; }
-.confirm > p:first-child { margin-top: 0; }
+/* Teams: a heading inside a card's section (the invitations list). */
+h3.subhead { margin: 1.25rem 0 .5rem; }
 `;

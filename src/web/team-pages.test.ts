@@ -271,15 +271,28 @@ describe('members', () => {
     expect(confirm.html).toContain(`Remove ${m2.email} from ${o.team}?`);
     expect(confirm.html).toContain('href="/dashboard/team">Cancel');
     expect((await teamOf(m2.email))?.name).toBe(o.team); // the GET removed nobody
-    const removed = await post('/dashboard/team/remove', o.cookie, { member: await idOf(m2.email) });
+    // A post without the confirmation's field only asks again.
+    const unconfirmed = await post('/dashboard/team/remove', o.cookie, { member: await idOf(m2.email) });
+    expect(unconfirmed.status).toBe(200);
+    expect(unconfirmed.html).toContain(`Remove ${m2.email} from ${o.team}?`);
+    expect((await teamOf(m2.email))?.name).toBe(o.team);
+    const removed = await post('/dashboard/team/remove', o.cookie, {
+      member: await idOf(m2.email),
+      confirm: '1',
+    });
     expect(removed.location).toBe('/dashboard/team?done=removed');
     expect(await teamOf(m2.email)).toBeNull();
     // Another owner can be removed by an owner too; oneself cannot (one leaves).
-    const self = await post('/dashboard/team/remove', o.cookie, { member: await idOf(o.email) });
+    const self = await post('/dashboard/team/remove', o.cookie, {
+      member: await idOf(o.email),
+      confirm: '1',
+    });
     expect(self.status).toBe(400);
     expect(self.html).toContain('leave the team instead');
-    expect((await post('/dashboard/team/remove', o.cookie, { member: '999999' })).status).toBe(404);
-    expect((await post('/dashboard/team/remove', o.cookie, { member: 'x' })).status).toBe(404);
+    expect((await post('/dashboard/team/remove', o.cookie, { member: '999999', confirm: '1' })).status).toBe(
+      404,
+    );
+    expect((await post('/dashboard/team/remove', o.cookie, { member: 'x', confirm: '1' })).status).toBe(404);
   });
 
   it('forbids members what only owners do, at the HTTP level', async () => {
@@ -290,7 +303,7 @@ describe('members', () => {
       ['/dashboard/team/invitations', {}],
       ['/dashboard/team/invitations/revoke', { id: '1' }],
       ['/dashboard/team/owners', { member: target }],
-      ['/dashboard/team/remove', { member: target }],
+      ['/dashboard/team/remove', { member: target, confirm: '1' }],
       ['/dashboard/team/mode', { mode: 'warn' }],
     ] as const) {
       const res = await post(path, m.cookie, fields);
@@ -319,7 +332,7 @@ describe('members', () => {
     expect(
       (await post('/dashboard/team/owners', o.cookie, { member: await idOf(m.email) }, evil)).status,
     ).toBe(403);
-    expect((await post('/dashboard/team/leave', m.cookie, {}, evil)).status).toBe(403);
+    expect((await post('/dashboard/team/leave', m.cookie, { confirm: '1' }, evil)).status).toBe(403);
     expect((await post('/dashboard/team/invitations', o.cookie, {}, evil)).status).toBe(403);
     expect((await post('/dashboard/team', outsider, { name: 'evil-team' }, evil)).status).toBe(403);
     expect((await teamOf(m.email))?.name).toBe(o.team);
@@ -333,13 +346,15 @@ describe('members', () => {
     expect((await get('/dashboard/team', o.cookie)).html).toContain('You are its only owner');
     const confirm = await get('/dashboard/team/leave', o.cookie);
     expect(confirm.html).toContain(`Leave ${o.team}?`);
-    const refused = await post('/dashboard/team/leave', o.cookie);
+    const refused = await post('/dashboard/team/leave', o.cookie, { confirm: '1' });
     expect(refused.status).toBe(409);
     expect(refused.html).toContain('make another member an owner first');
     expect((await teamOf(o.email))?.name).toBe(o.team);
 
     // A member leaves.
-    expect((await post('/dashboard/team/leave', m.cookie)).location).toBe('/dashboard/team?done=left');
+    expect((await post('/dashboard/team/leave', m.cookie, { confirm: '1' })).location).toBe(
+      '/dashboard/team?done=left',
+    );
     expect(await teamOf(m.email)).toBeNull();
     const left = await get('/dashboard/team?done=left', m.cookie);
     expect(left.html).toContain('You left the team');
@@ -348,7 +363,9 @@ describe('members', () => {
     // Now alone: leaving deletes the team (and its open invitations); the name is free again.
     const pending = await invite(o.cookie);
     expect((await get('/dashboard/team/leave', o.cookie)).html).toContain('leaving deletes the team');
-    expect((await post('/dashboard/team/leave', o.cookie)).location).toBe('/dashboard/team?done=deleted');
+    expect((await post('/dashboard/team/leave', o.cookie, { confirm: '1' })).location).toBe(
+      '/dashboard/team?done=deleted',
+    );
     expect(await t.db.storage.accounts.findTeamByName(o.team)).toBeNull();
     expect((await get(`/dashboard/join?token=${pending}`, m.cookie)).status).toBe(404);
     expect((await post('/dashboard/team', m.cookie, { name: o.team })).status).toBe(303);

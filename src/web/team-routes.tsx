@@ -3,9 +3,9 @@ import type { AppDeps } from '../server/deps.js';
 import type { Principal } from '../services/vocabulary.js';
 import { forgetInvitation, JOIN_PATH, keptInvitation } from './invitation-cookie.js';
 import { attempt, formFields } from './page-support.js';
+import { ConfirmPage, type ConfirmProps } from './pages/confirm.js';
 import { InvitationPage } from './pages/invitation.js';
 import { TeamPage, type TeamProps } from './pages/team.js';
-import { ConfirmPage, type ConfirmProps } from './pages/team-confirm.js';
 
 type PageEnv = { Variables: { principal: Principal } };
 type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429 | 503;
@@ -50,9 +50,16 @@ export function teamRoutes(deps: AppDeps) {
       status,
     );
   };
-  /** The second step of removing or leaving; Cancel goes back to the team page. */
-  const confirmPage = (c: Context<PageEnv>, props: Omit<ConfirmProps, 'email' | 'cancel'>) =>
-    c.html(<ConfirmPage email={principalOf(c).user.email} cancel="/dashboard/team" {...props} />);
+  /** The second step of removing or leaving (pages/confirm.tsx); Cancel goes back to the team page. */
+  const confirmPage = (c: Context<PageEnv>, props: Omit<ConfirmProps, 'email' | 'current' | 'cancelHref'>) =>
+    c.html(
+      <ConfirmPage
+        email={principalOf(c).user.email}
+        current="/dashboard/team"
+        cancelHref="/dashboard/team"
+        {...props}
+      />,
+    );
   const done = (c: Context, what: keyof typeof DONE) => c.redirect(`/dashboard/team?done=${what}`, 303);
 
   /** A form post that runs one team action: its error on the team page, else the team page saying `after`. */
@@ -104,47 +111,52 @@ export function teamRoutes(deps: AppDeps) {
     action((principal, field) => deps.team.makeOwner(principal, field('member')), 'owner'),
   );
 
-  // Removing is two steps: this page asks, its form posts (works without JavaScript).
-  app.get('/team/remove', async (c) => {
+  // Removing and leaving ask first (as revoking a key does): the team page's buttons open these
+  // pages; only their forms, which add confirm=1, act. Works without JavaScript.
+  const confirmRemove = async (c: Context<PageEnv>, memberId: string | undefined) => {
     const principal = principalOf(c);
-    const result = await attempt(() => deps.team.memberOf(principal, c.req.query('member')));
+    const result = await attempt(() => deps.team.memberOf(principal, memberId));
     if (!result.ok) return teamPage(c, { error: result.message }, result.status);
     const member = result.value;
     const team = principal.team?.name ?? 'the team';
     return confirmPage(c, {
-      title: `Remove ${member.user.email} from ${team}?`,
-      text: `${member.user.email} leaves ${team} at once: the team's plan and hook mode no longer apply to them, and their API keys go on with their own plan. To come back they need a new invitation.`,
+      question: `Remove ${member.user.email} from ${team}?`,
+      consequence: `${member.user.email} leaves ${team} at once: the team's plan and hook mode no longer apply to them, and their API keys go on with their own plan. To come back they need a new invitation.`,
       action: '/dashboard/team/remove',
       fields: { member: String(member.user.id) },
-      confirm: `Remove ${member.user.email}`,
+      confirmLabel: `Remove ${member.user.email}`,
     });
+  };
+  app.get('/team/remove', (c) => confirmRemove(c, c.req.query('member')));
+  const remove = action((principal, field) => deps.team.removeMember(principal, field('member')), 'removed');
+  app.post('/team/remove', async (c) => {
+    const field = await formFields(c);
+    return field('confirm') === '1' ? remove(c) : confirmRemove(c, field('member'));
   });
-  app.post(
-    '/team/remove',
-    action((principal, field) => deps.team.removeMember(principal, field('member')), 'removed'),
-  );
 
-  app.get('/team/leave', async (c) => {
-    const principal = principalOf(c);
-    const view = await deps.team.teamOf(principal);
+  const confirmLeave = async (c: Context<PageEnv>) => {
+    const view = await deps.team.teamOf(principalOf(c));
     if (view === null) return c.redirect('/dashboard/team', 303);
     const alone = view.members.length === 1;
     return confirmPage(c, {
-      title: `Leave ${view.team.name}?`,
-      text: alone
+      question: `Leave ${view.team.name}?`,
+      consequence: alone
         ? `You are the only member of ${view.team.name}: leaving deletes the team and its open invitations.`
         : `The team's plan and hook mode no longer apply to you; your API keys go on with your own plan. To come back you need a new invitation.`,
       action: '/dashboard/team/leave',
-      confirm: `Leave ${view.team.name}`,
+      fields: {},
+      confirmLabel: `Leave ${view.team.name}`,
     });
-  });
-  app.post(
-    '/team/leave',
-    action(
-      (principal) => deps.team.leave(principal),
-      (left) => (left.deleted ? 'deleted' : 'left'),
-    ),
+  };
+  app.get('/team/leave', (c) => confirmLeave(c));
+  const leave = action(
+    (principal) => deps.team.leave(principal),
+    (left) => (left.deleted ? 'deleted' : 'left'),
   );
+  app.post('/team/leave', async (c) => {
+    const field = await formFields(c);
+    return field('confirm') === '1' ? leave(c) : confirmLeave(c);
+  });
 
   // An invitation link. A GET only shows it; joining is the Accept form's post (Origin-checked).
   app.get('/join', async (c) => {

@@ -131,6 +131,20 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
     expect(await page.content()).not.toContain(key);
     expect(await page.locator('tbody tr').first().textContent()).toContain('UTC'); // last used
     await page.getByRole('button', { name: /^Revoke laptop agent/ }).click();
+    // Revoking asks first; Cancel changes nothing.
+    await page.waitForURL(/\/dashboard\/keys\/revoke\?prefix=/);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'Revoke the key “laptop agent”?',
+    );
+    await accessible();
+    await shot('keys-revoke-confirm');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.waitForURL(`${base}/dashboard/keys`);
+    expect((await fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+      200,
+    );
+    await page.getByRole('button', { name: /^Revoke laptop agent/ }).click();
+    await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForURL(/revoked=/);
     expect(await page.getByRole('status').textContent()).toContain('revoked');
     await accessible();
@@ -145,6 +159,17 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
     expect(await page.locator('#codehost-b').textContent()).toContain(`${base}/integrations/gitlab/`);
     expect(await page.locator('#agent-a').textContent()).toContain('<SVC_API_KEY>');
     expect(await page.locator('#agent-b').textContent()).toContain(base);
+    // Both agents' MCP configurations, with this service's /mcp and the key placeholder.
+    const cursorMcp = JSON.parse((await page.locator('#mcp-a').textContent()) ?? '');
+    expect(cursorMcp.mcpServers.svc).toEqual({
+      url: `${base}/mcp`,
+      headers: { Authorization: 'Bearer <SVC_API_KEY>' },
+    });
+    const claudeMcp = JSON.parse((await page.locator('#mcp-b').textContent()) ?? '');
+    expect(claudeMcp.mcpServers.svc).toMatchObject({ type: 'http', url: `${base}/mcp` });
+    expect(await page.locator('#mcp-b-command').textContent()).toBe(
+      `claude mcp add --transport http svc ${base}/mcp --header "Authorization: Bearer <SVC_API_KEY>"`,
+    );
     await shot('setup');
   });
 
@@ -266,6 +291,10 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
     expect(await fixture.isVisible()).toBe(false);
     await page.getByText(/^Other locations/).click();
     expect(await fixture.isVisible()).toBe(true);
+    expect(await page.locator('[data-scan-scope]').textContent()).toMatch(
+      /^Scanned 33 commits: the whole history of 1 branch and 0 tags; \.svcignore read from \w+\.$/,
+    );
+    expect(await page.locator('[data-scan-status]').textContent()).toBe('secrets found');
     await accessible();
     await shot('scan-done');
 
@@ -324,20 +353,11 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
       expect((await page.locator('#new-key').textContent())?.trim()).toMatch(/^svc_[0-9A-Za-z]{40}$/);
       expect(await page.locator('button[data-copy="new-key"]').isVisible()).toBe(false);
       await page.getByRole('button', { name: /^Revoke default/ }).click();
+      await page.getByRole('button', { name: 'Revoke key' }).click();
       await page.waitForURL(/revoked=/);
       expect(await page.getByRole('status').textContent()).toContain('revoked');
     } finally {
       await noScript.close();
     }
-  });
-
-  it('is readable on a phone', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await signUp('phone@example.com');
-    const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
-    expect(overflow).toBe(false);
-    await page.goto(`${base}/dashboard/setup`);
-    await accessible();
-    await shot('setup-phone');
   });
 });

@@ -143,6 +143,12 @@ const BAD = {
  * A path no route has: the 404 answer names the path to the client that sent it (src/server/app.ts),
  * so only what is written is checked for it, not the answer.
  */
+/** The password a one-time link's user chooses (issue 33); the link's token is planted once printed. */
+const LINK_PASSWORD = plant(
+  'set-password: the password chosen at a one-time link',
+  'quiet lantern orbit 7731',
+);
+
 const UNKNOWN_PATH = plant('an unknown path holding a key (/api/<key>)', fakePaymentKey(2041));
 
 // ---------------------------------------------------------------------------------------------
@@ -196,6 +202,8 @@ const seen = {
   refused: [] as { what: string; secret: string; expected: number; status: number; text: string }[],
   serviceLog: '',
   serviceExit: null as number | null,
+  /** svc admin create-user's link: its page's status, then the password post's. */
+  passwordLink: { page: 0, set: 0 },
 };
 
 interface ScanView {
@@ -411,28 +419,26 @@ async function untilEnded(read: () => Promise<ScanView>): Promise<ScanView> {
 }
 
 async function driveService(): Promise<void> {
-  const service = await startServiceProcess(
-    {
-      TMPDIR: serviceTmp,
-      HOME: serviceHome,
-      SVC_DATABASE_URL: `sqlite:${join(dataDir, 'svc.db')}`,
-      SVC_BINARY_PATH: join(root, 'not-published'),
-      SVC_SCAN_HOSTS: git.origin,
-      // SVC_SCAN_WORK_DIR is left to its default, join(tmpdir(), 'svc-scans'): under TMPDIR above.
-      SVC_RATE_LIMIT_SCAN_START: '1000',
-      ...registries.env,
-      ...providers.env,
-      // The GitHub application: its API (which also checks code-host tokens) and git host.
-      SVC_APP_A_ID: '99',
-      SVC_APP_A_PRIVATE_KEY: appKeys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-      SVC_APP_A_WEBHOOK_SECRET: APP_SECRET,
-      SVC_CODEHOST_API_URL: appApi.url,
-      SVC_CODEHOST_GIT_URL: git.origin,
-    },
-    'paid',
-    { capture: true },
-  );
+  const env = {
+    TMPDIR: serviceTmp,
+    HOME: serviceHome,
+    SVC_DATABASE_URL: `sqlite:${join(dataDir, 'svc.db')}`,
+    SVC_BINARY_PATH: join(root, 'not-published'),
+    SVC_SCAN_HOSTS: git.origin,
+    // SVC_SCAN_WORK_DIR is left to its default, join(tmpdir(), 'svc-scans'): under TMPDIR above.
+    SVC_RATE_LIMIT_SCAN_START: '1000',
+    ...registries.env,
+    ...providers.env,
+    // The GitHub application: its API (which also checks code-host tokens) and git host.
+    SVC_APP_A_ID: '99',
+    SVC_APP_A_PRIVATE_KEY: appKeys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    SVC_APP_A_WEBHOOK_SECRET: APP_SECRET,
+    SVC_CODEHOST_API_URL: appApi.url,
+    SVC_CODEHOST_GIT_URL: git.origin,
+  };
+  const service = await startServiceProcess(env, 'paid', { capture: true });
   try {
+    await driveSetPasswordLink(service.base, env);
     await driveHooks(service.base, service.key);
     await driveMcp(service.base, service.key);
     await driveDashboardScan(service.base, service.key);
@@ -447,6 +453,23 @@ async function driveService(): Promise<void> {
     seen.serviceLog = service.output();
     streams.push({ name: 'svc serve stdout+stderr (log)', bytes: Buffer.from(seen.serviceLog) });
   }
+}
+
+/** `svc admin create-user`'s one-time link, opened and used as its user would (issue 33). */
+async function driveSetPasswordLink(base: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const created = await runSvc(['admin', 'create-user', '--email', 'link@example.test'], { env });
+  // Its stdout is the link itself, by design (the operator sends it); its stderr is searched.
+  streams.push({ name: 'svc admin create-user stderr', bytes: Buffer.from(created.stderr) });
+  const link = new URL(created.stdout.trim());
+  const token = plant('svc admin create-user: the one-time link token', link.searchParams.get('token') ?? '');
+  seen.passwordLink.page = (await fetch(`${base}${link.pathname}${link.search}`)).status;
+  const set = await fetch(`${base}/auth/set-password`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+    body: new URLSearchParams({ token, password: LINK_PASSWORD }).toString(),
+  });
+  seen.passwordLink.set = set.status;
 }
 
 async function driveHooks(base: string, key: string): Promise<void> {
@@ -871,6 +894,12 @@ describe('the product saw every planted secret', () => {
     expect(database).toContain('MAL-2024-1234');
     // Each scan cloned into a directory there, removed once it ended: no clone outlives its scan.
     expect(readdirSync(join(serviceTmp, 'svc-scans'))).toEqual([]);
+  });
+});
+
+describe('the one-time password link was used', () => {
+  it('opened (200) and set the password (303 to the dashboard)', () => {
+    expect(seen.passwordLink).toEqual({ page: 200, set: 303 });
   });
 });
 

@@ -24,9 +24,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('svc admin', () => {
   it('manages users, plans, teams and keys; prints a new key alone on stdout', async () => {
-    expect((await runSvc(['admin', 'create-user', '--email', 'Ops@Example.test'], { env })).stdout).toBe(
-      'created user ops@example.test (free)\n',
-    );
+    // The one-time link where the user sets a password, alone on stdout; what it is, on stderr.
+    const created = await runSvc(['admin', 'create-user', '--email', 'Ops@Example.test'], { env });
+    expect(created.stdout).toMatch(/^http:\/\/localhost:\d+\/auth\/set-password\?token=[A-Za-z0-9_-]{43}\n$/);
+    expect(created.stderr).toMatch(/^created user ops@example.test \(free\);.*\n.*valid 24 h and works once/);
     const key = await runSvc(['admin', 'create-key', '--email', 'ops@example.test', '--name', 'ci'], { env });
     expect(key.code).toBe(0);
     expect(key.stdout).toMatch(/^svc_[0-9A-Za-z]{40}\n$/);
@@ -60,6 +61,8 @@ describe('svc admin', () => {
     // The database file holds the key's hash and display prefix, never the key.
     const db = readFileSync(join(dir, 'data', 'svc.db')).toString('latin1');
     expect(db).not.toContain(key.stdout.trim());
+    // ... and the link's hash, never its token.
+    expect(db).not.toContain(new URL(created.stdout.trim()).searchParams.get('token'));
   });
 
   it('user already exists: a second create-user for the same address fails with one line and exit 2', async () => {

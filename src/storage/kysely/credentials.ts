@@ -28,4 +28,18 @@ export class KyselyCredentials implements CredentialRepository {
       .executeTakeFirst();
     return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
   }
+
+  async findPasswordByUserId(userId: number): Promise<{ user: User; passwordHash: string | null } | null> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
+  }
+
+  async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new StoreError('not-found', `user not found: ${userId}`);
+  }
 }

@@ -19,6 +19,16 @@ export class KyselyIdentities implements IdentityRepository {
     return row ? toUser(row) : null;
   }
 
+  async hasIdentity(userId: number, provider: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('identities')
+      .select('subject')
+      .where('user_id', '=', userId)
+      .where('provider', '=', provider)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async linkIdentity(input: { provider: string; subject: string; userId: number }): Promise<void> {
     const row = await this.db
       .insertInto('identities')

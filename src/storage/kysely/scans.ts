@@ -7,7 +7,7 @@ import {
   sql,
   type UpdateObject,
 } from 'kysely';
-import type { ClaimedScan, ScanRecord, ScanRepository, ScanViewer } from '../scans.js';
+import type { ClaimedScan, ScanRecord, ScanRepository, ScanScope, ScanViewer } from '../scans.js';
 import type { Database, ScansTable } from '../schema.js';
 import { toDate } from './rows.js';
 
@@ -93,6 +93,7 @@ export class KyselyScans implements ScanRepository {
         'progress_total',
         'error',
         'summary',
+        'scope',
         'created_at',
         'started_at',
         'finished_at',
@@ -237,13 +238,14 @@ export class KyselyScans implements ScanRepository {
   async finishScan(
     id: string,
     owner: string,
-    result: { summary: unknown; findings: unknown[] },
+    result: { summary: unknown; findings: unknown[]; scope?: ScanScope },
     at: Date,
   ): Promise<boolean> {
     return this.heldWrite(id, owner, {
       status: 'done',
       summary: JSON.stringify(result.summary),
       findings: JSON.stringify(result.findings),
+      scope: result.scope === undefined ? null : JSON.stringify(result.scope),
       finished_at: at.toISOString(),
       lease_owner: null,
       lease_until: null,
@@ -324,6 +326,7 @@ function toScan(row: Selectable<ScansTable>, withFindings: boolean): ScanRecord 
     progress: { done: Number(row.progress_done), total: Number(row.progress_total) },
     error: row.error,
     summary: row.summary === null ? null : JSON.parse(row.summary),
+    scope: row.scope === null ? null : (JSON.parse(row.scope) as ScanScope),
     findings: withFindings && row.findings !== null ? (JSON.parse(row.findings) as unknown[]) : null,
     createdAt: toDate(row.created_at),
     startedAt: dateOrNull(row.started_at),

@@ -57,6 +57,11 @@ export class KyselySessions implements SessionRepository {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
+  async deleteSessionsOfUser(userId: number): Promise<number> {
+    const result = await this.db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async deleteSessionsIdleSince(before: Date): Promise<number> {
     const result = await this.db
       .deleteFrom('sessions')

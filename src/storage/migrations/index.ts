@@ -5,7 +5,9 @@ import * as accountsWeb from './003-accounts-web.js';
 import * as scans from './004-scans.js';
 import * as appA from './005-app-a.js';
 import * as oauthLink from './006-oauth-link.js';
+import * as passwordLinks from './007-password-links.js';
 import * as teamInvitations from './008-team-invitations.js';
+import * as scanScope from './009-scan-scope.js';
 
 /**
  * Migrations live in code rather than in files read at run time, so the bundled single executable
@@ -21,7 +23,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-scans': scans,
   '005-app-a': appA,
   '006-oauth-link': oauthLink,
+  '007-password-links': passwordLinks,
   '008-team-invitations': teamInvitations,
+  '009-scan-scope': scanScope,
 };
 
 export const migrationProvider: MigrationProvider = {

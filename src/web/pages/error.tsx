@@ -26,3 +26,27 @@ export function wantsPage(path: string, accept: string | undefined): boolean {
     path === '/' || path.startsWith('/auth/') || path === '/dashboard' || path.startsWith('/dashboard/');
   return page && accept !== undefined && accept.includes('text/html');
 }
+
+/** An unknown page asked for by a browser: a page that says so, with a way back, rather than JSON. */
+export function NotFoundPage(props: { path: string }) {
+  return (
+    <Layout title="Page not found">
+      <h1>Page not found</h1>
+      <p>
+        There is no page at <code>{props.path}</code>. It may have moved, or the link may be mistyped.
+      </p>
+      <p>
+        <a href="/">Go to the dashboard</a>
+      </p>
+    </Layout>
+  );
+}
+
+/**
+ * Whether an unknown path answers a page: a browser navigating (it accepts HTML) anywhere but the
+ * machine-facing paths, whose clients read the JSON error (contract 4).
+ */
+export function wantsNotFoundPage(path: string, accept: string | undefined): boolean {
+  const machine = path.startsWith('/api/') || path === '/mcp' || path.startsWith('/mcp/');
+  return !machine && accept !== undefined && accept.includes('text/html');
+}

@@ -45,7 +45,7 @@ export function InvitationPage(props: InvitationProps) {
               <a href="/dashboard/team">Team page</a> first, then open this link again.
             </p>
           ) : (
-            <form method="post" action="/dashboard/join" class="row-actions">
+            <form method="post" action="/dashboard/join" class="actions">
               <input type="hidden" name="token" value={props.token} />
               <button type="submit">Accept and join {invitation.teamName}</button>
               <a class="button secondary" href="/dashboard">

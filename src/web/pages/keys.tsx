@@ -58,26 +58,21 @@ export function KeysPage(props: KeysProps) {
         {props.keys.length === 0 ? (
           <p class="muted">No active keys.</p>
         ) : (
-          <DataTable headings={['Name', 'Key', 'Created', 'Last used', <span class="muted">Action</span>]}>
-            {props.keys.map((k) => (
-              <tr>
-                <td>{k.name}</td>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td>{when(k.createdAt)}</td>
-                <td>{when(k.lastUsedAt)}</td>
-                <td>
-                  <form method="post" action="/dashboard/keys/revoke">
-                    <input type="hidden" name="prefix" value={k.prefix} />
-                    <button type="submit" class="danger" aria-label={`Revoke ${k.name} (${k.prefix})`}>
-                      Revoke
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </DataTable>
+          <DataTable
+            headings={['Name', 'Key', 'Created', 'Last used', 'Action']}
+            rows={props.keys.map((k) => [
+              k.name,
+              <code>{k.prefix}…</code>,
+              when(k.createdAt),
+              when(k.lastUsedAt),
+              <form method="get" action="/dashboard/keys/revoke">
+                <input type="hidden" name="prefix" value={k.prefix} />
+                <button type="submit" class="danger" aria-label={`Revoke ${k.name} (${k.prefix})`}>
+                  Revoke
+                </button>
+              </form>,
+            ])}
+          />
         )}
       </section>
     </Layout>

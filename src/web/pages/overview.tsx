@@ -1,5 +1,5 @@
 import type { Overview } from '../../services/overview.js';
-import { DataTable, Layout, when } from '../layout.js';
+import { DataTable, InlineCode, Layout, when } from '../layout.js';
 
 const DECISION_WORDS = { allow: 'allowed', deny: 'blocked', ask: 'asked' } as const;
 
@@ -45,30 +45,27 @@ export function OverviewPage(props: { overview: Overview; linkA?: boolean }) {
             here.
           </p>
         ) : (
-          <DataTable headings={['When', 'Verdict', 'Packages', 'Reasons']}>
-            {o.verdicts.map((v) => (
-              <tr>
-                <td>{when(v.at)}</td>
-                <td>
-                  <span class={`badge ${v.decision}`}>{DECISION_WORDS[v.decision]}</span>
-                </td>
-                <td>
-                  {v.packages.map((p) => (
-                    <div>
-                      <code>{p}</code>
-                    </div>
-                  ))}
-                </td>
-                <td>
-                  {v.reasons.length === 0 ? (
-                    <span class="muted">none</span>
-                  ) : (
-                    v.reasons.map((r) => <div>{r}</div>)
-                  )}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
+          <DataTable
+            headings={['When', 'Verdict', 'Packages', 'Reasons']}
+            rows={o.verdicts.map((v) => [
+              when(v.at),
+              <span class={`badge ${v.decision}`}>{DECISION_WORDS[v.decision]}</span>,
+              v.packages.map((p) => (
+                <div>
+                  <code>{p}</code>
+                </div>
+              )),
+              v.reasons.length === 0 ? (
+                <span class="muted">none</span>
+              ) : (
+                v.reasons.map((r) => (
+                  <div>
+                    <InlineCode text={r} />
+                  </div>
+                ))
+              ),
+            ])}
+          />
         )}
       </section>
     </Layout>

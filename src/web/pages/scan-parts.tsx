@@ -16,7 +16,18 @@ const STATUS_CLASSES: Record<ScanStatus, string> = {
   canceled: 'ask',
 };
 
-export function ScanStatusBadge(props: { status: ScanStatus }) {
+/**
+ * A scan's state at a glance. A finished scan is judged as CI would judge it: green "passed" only when
+ * no finding fails (none in code, unignored); red "secrets found" otherwise, never a green "done".
+ */
+export function ScanStatusBadge(props: { status: ScanStatus; summary: ScanSummary | null }) {
+  if (props.status === 'done' && props.summary !== null) {
+    return props.summary.failing > 0 ? (
+      <span class="badge deny">secrets found</span>
+    ) : (
+      <span class="badge allow">passed</span>
+    );
+  }
   return <span class={`badge ${STATUS_CLASSES[props.status]}`}>{STATUS_WORDS[props.status]}</span>;
 }
 

@@ -7,7 +7,7 @@ import {
   shortCommit,
   visible,
 } from '../../scanner/index.js';
-import type { ScanRecord } from '../../storage/index.js';
+import type { ScanRecord, ScanScope } from '../../storage/index.js';
 import { Layout, Notice, when } from '../layout.js';
 import { ScanStatusBadge, scanResultText, shortUrl } from './scan-parts.js';
 
@@ -47,7 +47,7 @@ export function ScanPage(props: ScanProps) {
         <div class="copy-row">
           <h2 id="state-title">Status</h2>
           <span data-scan-status>
-            <ScanStatusBadge status={scan.status} />
+            <ScanStatusBadge status={scan.status} summary={summary} />
           </span>
         </div>
         <p class="muted">
@@ -72,11 +72,28 @@ export function ScanPage(props: ScanProps) {
             </button>
           </form>
         ) : null}
+        {scan.status === 'done' && scan.scope !== null ? <ScopeLine scope={scan.scope} /> : null}
         {scan.status === 'failed' ? <Notice kind="error" text={`The scan failed: ${scan.error}.`} /> : null}
         {scan.status === 'canceled' ? <Notice kind="ok" text="The scan was canceled." /> : null}
       </section>
       {scan.status === 'done' && summary !== null ? <Results summary={summary} groups={groups} /> : null}
     </Layout>
+  );
+}
+
+const count = (n: number, one: string, many: string) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** What the scan read: every commit reachable from the clone's branches and tags. */
+function ScopeLine(props: { scope: ScanScope }) {
+  const { scope } = props;
+  return (
+    <p data-scan-scope>
+      Scanned {count(scope.commits, 'commit', 'commits')}: the whole history of{' '}
+      {count(scope.branches, 'branch', 'branches')} and {count(scope.tags, 'tag', 'tags')}
+      {scope.defaultBranch === null ? '' : `; .svcignore read from ${scope.defaultBranch}`}.
+      {scope.incomplete ? ' Some commits could not be read (objects missing from the repository).' : ''}
+    </p>
   );
 }
 

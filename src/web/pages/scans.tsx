@@ -46,20 +46,15 @@ export function ScansPage(props: ScansProps) {
         {props.scans.length === 0 ? (
           <p class="muted">No scans yet.</p>
         ) : (
-          <DataTable headings={['Repository', 'Status', 'Result', 'Started']}>
-            {props.scans.map((scan) => (
-              <tr>
-                <td>
-                  <a href={`/dashboard/scans/${scan.id}`}>{shortUrl(scan.url)}</a>
-                </td>
-                <td>
-                  <ScanStatusBadge status={scan.status} />
-                </td>
-                <td>{scanResultText(scan, summaryOf(scan))}</td>
-                <td>{when(scan.createdAt)}</td>
-              </tr>
-            ))}
-          </DataTable>
+          <DataTable
+            headings={['Repository', 'Status', 'Result', 'Started']}
+            rows={props.scans.map((scan) => [
+              <a href={`/dashboard/scans/${scan.id}`}>{shortUrl(scan.url)}</a>,
+              <ScanStatusBadge status={scan.status} summary={summaryOf(scan)} />,
+              scanResultText(scan, summaryOf(scan)),
+              when(scan.createdAt),
+            ])}
+          />
         )}
       </section>
     </Layout>

@@ -1,5 +1,5 @@
 import type { TeamView } from '../../services/team.js';
-import type { InvitationRecord } from '../../storage/index.js';
+import type { InvitationRecord, TeamMember } from '../../storage/index.js';
 import { DataTable, Layout, Notice, when } from '../layout.js';
 
 const MODE_WORDS = {
@@ -123,46 +123,17 @@ function TeamSections(props: TeamProps & { view: TeamView }) {
       <section class="card" aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
         <DataTable
-          headings={['Email', 'Role', 'Joined', ...(actions ? [<span class="muted">Actions</span>] : [])]}
-        >
-          {view.members.map((m) => (
-            <tr>
-              <td>
-                {m.user.email}
-                {m.user.id === props.userId ? <span class="muted"> (you)</span> : null}
-              </td>
-              <td>{m.role}</td>
-              <td>{when(m.joinedAt)}</td>
-              {actions ? (
-                <td>
-                  {m.user.id === props.userId ? null : (
-                    <div class="row-actions">
-                      {m.role === 'owner' ? null : (
-                        <form method="post" action="/dashboard/team/owners">
-                          <input type="hidden" name="member" value={String(m.user.id)} />
-                          <button
-                            type="submit"
-                            class="secondary"
-                            aria-label={`Make ${m.user.email} an owner`}
-                          >
-                            Make owner
-                          </button>
-                        </form>
-                      )}
-                      <a
-                        class="button danger"
-                        href={`/dashboard/team/remove?member=${m.user.id}`}
-                        aria-label={`Remove ${m.user.email}`}
-                      >
-                        Remove
-                      </a>
-                    </div>
-                  )}
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </DataTable>
+          headings={['Email', 'Role', 'Joined', ...(actions ? ['Actions'] : [])]}
+          rows={view.members.map((m) => [
+            <>
+              {m.user.email}
+              {m.user.id === props.userId ? <span class="muted"> (you)</span> : null}
+            </>,
+            m.role,
+            when(m.joinedAt),
+            ...(actions ? [<MemberActions member={m} self={m.user.id === props.userId} />] : []),
+          ])}
+        />
       </section>
       {owner ? <Invitations invitations={props.invitations} /> : null}
       <section class="card" aria-labelledby="leave-title">
@@ -170,6 +141,30 @@ function TeamSections(props: TeamProps & { view: TeamView }) {
         <LeaveNote view={view} />
       </section>
     </>
+  );
+}
+
+/** An owner's buttons on another member's row: make them an owner, remove them (asks first). */
+function MemberActions(props: { member: TeamMember; self: boolean }) {
+  const { member, self } = props;
+  if (self) return null;
+  return (
+    <div class="actions">
+      {member.role === 'owner' ? null : (
+        <form method="post" action="/dashboard/team/owners">
+          <input type="hidden" name="member" value={String(member.user.id)} />
+          <button type="submit" class="secondary" aria-label={`Make ${member.user.email} an owner`}>
+            Make owner
+          </button>
+        </form>
+      )}
+      <form method="get" action="/dashboard/team/remove">
+        <input type="hidden" name="member" value={String(member.user.id)} />
+        <button type="submit" class="danger" aria-label={`Remove ${member.user.email}`}>
+          Remove
+        </button>
+      </form>
+    </div>
   );
 }
 
@@ -191,9 +186,11 @@ function LeaveNote(props: { view: TeamView }) {
           ? 'You are its only member: leaving deletes the team and its open invitations.'
           : 'Your API keys keep working, on your own plan and in block mode. To come back you need a new invitation.'}
       </p>
-      <a class="button danger" href="/dashboard/team/leave">
-        Leave team
-      </a>
+      <form method="get" action="/dashboard/team/leave">
+        <button type="submit" class="danger">
+          Leave team
+        </button>
+      </form>
     </>
   );
 }
@@ -209,31 +206,28 @@ function Invitations(props: { invitations: InvitationRecord[] }) {
       <form method="post" action="/dashboard/team/invitations">
         <button type="submit">Create invitation link</button>
       </form>
-      <h3>Open invitations</h3>
+      <h3 class="subhead">Open invitations</h3>
       {props.invitations.length === 0 ? (
         <p class="muted">None.</p>
       ) : (
-        <DataTable headings={['Created', 'By', 'Expires', <span class="muted">Action</span>]}>
-          {props.invitations.map((i) => (
-            <tr>
-              <td>{when(i.createdAt)}</td>
-              <td>{i.createdBy ?? 'a former member'}</td>
-              <td>{when(i.expiresAt)}</td>
-              <td>
-                <form method="post" action="/dashboard/team/invitations/revoke">
-                  <input type="hidden" name="id" value={String(i.id)} />
-                  <button
-                    type="submit"
-                    class="danger"
-                    aria-label={`Revoke invitation ${i.id}, created ${when(i.createdAt)}`}
-                  >
-                    Revoke
-                  </button>
-                </form>
-              </td>
-            </tr>
-          ))}
-        </DataTable>
+        <DataTable
+          headings={['Created', 'By', 'Expires', 'Action']}
+          rows={props.invitations.map((i) => [
+            when(i.createdAt),
+            i.createdBy ?? 'a former member',
+            when(i.expiresAt),
+            <form method="post" action="/dashboard/team/invitations/revoke">
+              <input type="hidden" name="id" value={String(i.id)} />
+              <button
+                type="submit"
+                class="danger"
+                aria-label={`Revoke invitation ${i.id}, created ${when(i.createdAt)}`}
+              >
+                Revoke
+              </button>
+            </form>,
+          ])}
+        />
       )}
     </section>
   );
