@@ -41,6 +41,8 @@ h2 { font-size: 1.2rem; margin: 0 0 .75rem; }
 h3 { font-size: 1.05rem; margin: 0; }
 h2.section { margin: 2rem 0 .75rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem; margin-bottom: 1.25rem; }
+.card > :first-child { margin-top: 0; }
+.card > :last-child { margin-bottom: 0; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); }
 .muted { color: var(--muted); }
 .stat { font-size: 1.8rem; font-weight: 700; margin: .25rem 0 .5rem; }
@@ -108,6 +110,8 @@ details.card[open] > summary { margin-bottom: .5rem; }
   table.data, table.data tbody, table.data tr, table.data td { display: block; width: 100%; }
   table.data thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
   table.data tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  /* A cell with nothing in it (no action on your own row) shows no label either. */
+  table.data td:empty { display: none; }
   table.data td { border: none; padding: .2rem 0 .2rem 7.25rem; position: relative; min-height: 1.9rem; }
   table.data td::before {
     content: attr(data-label); position: absolute; left: 0; top: .3rem; width: 6.5rem;

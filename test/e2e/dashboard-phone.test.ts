@@ -90,6 +90,7 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
   let scanPath: string;
   let keyPrefix: string;
   let setPasswordPath: string;
+  let joinPath: string;
 
   beforeAll(async () => {
     [registries, git] = await Promise.all([FakeRegistries.start(), GitHttpServer.start()]);
@@ -150,6 +151,11 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
       });
       expect(res.status).toBe(200);
     }
+    // An invitation link (open on the team page; its own page shown to the owner opening it).
+    await page.goto(`${base}/dashboard/team`);
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    joinPath = new URL(((await page.locator('#new-link').textContent()) ?? '').trim()).pathname;
+    joinPath += new URL(((await page.locator('#new-link').textContent()) ?? '').trim()).search;
     // An operator-made user's one-time link (opening it uses nothing up).
     await t.services.accounts.createUser({
       email: 'operator.made.user.with.a.long.name@example-company.example.com',
@@ -195,6 +201,7 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
     ['setup', () => '/dashboard/setup'],
     ['account', () => '/dashboard/account'],
     ['set-password', () => setPasswordPath],
+    ['join', () => joinPath],
     ['not-found', () => '/no/such/page'],
   ];
 
