@@ -1,4 +1,5 @@
 import { ScanError } from '../errors.js';
+import { CommitFile, CommitList } from './commit-list.js';
 import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser, PATCH_OPTIONS } from './diff-parser.js';
 import {
@@ -44,6 +45,8 @@ const LOG_ARGS = [
   ...PATCH_OPTIONS,
 ];
 
+export { CommitFile, CommitList, type CommitSequence, ReversedCommits } from './commit-list.js';
+
 /** Below this many commits a second git process costs more than it saves. */
 const MIN_COMMITS_PER_PROCESS = 1024;
 
@@ -53,90 +56,6 @@ export interface HistoryScanOptions {
   prefilter: RegExp;
   /** How many `git log` processes to run at once. */
   parallelism: number;
-}
-
-/** Commit ids by place, and runs of them as `<hex>\n` records for git's standard input. */
-export interface CommitSequence {
-  readonly length: number;
-  at(i: number): string;
-  /** The records of commits [from, to). */
-  slice(from: number, to: number): Buffer;
-}
-
-/**
- * A CommitList read from its end: no copy of the list (41 bytes a commit, 53 MB for a
- * 1.3-million-commit history), each run it gives reversed as it is asked for.
- */
-export class ReversedCommits implements CommitSequence {
-  constructor(private readonly list: CommitList) {}
-  get length(): number {
-    return this.list.length;
-  }
-  at(i: number): string {
-    return this.list.at(this.list.length - 1 - i);
-  }
-  slice(from: number, to: number): Buffer {
-    const width = this.list.width;
-    const n = this.list.length;
-    const out = Buffer.allocUnsafe((to - from) * width);
-    for (let i = from; i < to; i++)
-      this.list.records.copy(out, (i - from) * width, (n - 1 - i) * width, (n - i) * width);
-    return out;
-  }
-  /** The commits at the first `count` of `places` (places in this order), as a list. */
-  pick(places: Int32Array, count: number): CommitList {
-    const n = this.list.length;
-    const mapped = new Int32Array(count);
-    for (let k = 0; k < count; k++) mapped[k] = n - 1 - places[k]!;
-    return this.list.pick(mapped, count);
-  }
-}
-
-/** A list of commit ids stored as one buffer of fixed-width `<hex>\n` records: ~41 bytes a commit. */
-export class CommitList implements CommitSequence {
-  constructor(
-    readonly records: Buffer,
-    readonly width: number,
-  ) {}
-  get length(): number {
-    return this.width === 0 ? 0 : this.records.length / this.width;
-  }
-  at(i: number): string {
-    return this.records.toString('latin1', i * this.width, (i + 1) * this.width - 1);
-  }
-  from(i: number): Buffer {
-    return this.slice(i, this.length);
-  }
-  /** The records of commits [from, to). */
-  slice(from: number, to: number): Buffer {
-    return this.records.subarray(from * this.width, to * this.width);
-  }
-  /** The commits for which `keep` says true, in the same order. */
-  filter(keep: (sha: string) => boolean): CommitList {
-    const parts: Buffer[] = [];
-    for (let i = 0; i < this.length; i++) {
-      if (keep(this.at(i))) parts.push(this.records.subarray(i * this.width, (i + 1) * this.width));
-    }
-    return new CommitList(Buffer.concat(parts), parts.length === 0 ? 0 : this.width);
-  }
-  /** The commits at the first `count` of `places`, in that order. */
-  pick(places: Int32Array, count: number): CommitList {
-    const out = Buffer.allocUnsafe(count * this.width);
-    for (let k = 0; k < count; k++) {
-      const at = places[k]! * this.width;
-      this.records.copy(out, k * this.width, at, at + this.width);
-    }
-    return new CommitList(out, count === 0 ? 0 : this.width);
-  }
-  concat(other: CommitList): CommitList {
-    if (other.length === 0) return this;
-    if (this.length === 0) return other;
-    return new CommitList(Buffer.concat([this.records, other.records]), this.width);
-  }
-  static of(shas: readonly string[]): CommitList {
-    const width = shas.length > 0 ? shas[0]!.length + 1 : 0;
-    return new CommitList(Buffer.from(shas.map((c) => `${c}\n`).join(''), 'latin1'), width);
-  }
 }
 
 /**
@@ -217,15 +136,15 @@ export async function listCommits(
   git: GitRunner,
   range?: CommitRange,
 ): Promise<{ list: CommitList; missing: string[] }> {
-  const revisions = range === undefined ? ['--all'] : rangeRevisions(range);
-  const result = await runGit(git, ['rev-list', ...revisions]);
-  if (result.code === 0) {
-    const nl = result.stdout.indexOf(0x0a);
-    return { list: new CommitList(result.stdout, nl + 1), missing: [] };
-  }
   if (range !== undefined) {
-    throw new ScanError('fatal', `cannot list the commits to scan: ${firstLine(result.stderr)}`);
+    const result = await runGit(git, ['rev-list', ...rangeRevisions(range)]);
+    if (result.code !== 0) {
+      throw new ScanError('fatal', `cannot list the commits to scan: ${firstLine(result.stderr)}`);
+    }
+    return { list: new CommitList(result.stdout, result.stdout.indexOf(0x0a) + 1), missing: [] };
   }
+  const result = await revListToFile(git);
+  if (result.code === 0) return { list: result.list, missing: [] };
   const walked = await walkCommits(git);
   if (walked.commits.length === 0 && walked.missing.length === 0) {
     throw new ScanError('fatal', `cannot list the repository's commits: ${firstLine(result.stderr)}`);
@@ -234,15 +153,63 @@ export async function listCommits(
 }
 
 /**
+ * Small pack windows for `git rev-list --all`: it reads only commits, which a pack keeps together
+ * at its start. On git/git (203,352 commits) 137 MB resident with the scan's other gits' 32 MB
+ * within 96 MB, 75 MB with these, in the same time; what is left grows with the commits (about
+ * 330 bytes each: git's own object for each commit and its tree).
+ */
+const REV_LIST_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=4m', '-c', 'core.packedGitLimit=16m'];
+
+/**
+ * `git rev-list --all`, its output written to a CommitFile as it comes: the list is never held in
+ * memory. Its list is null when git failed (its exit code and message say why).
+ */
+function revListToFile(git: GitRunner): Promise<{ code: number; stderr: string; list: CommitList }> {
+  return new Promise((resolve, reject) => {
+    const file = new CommitFile();
+    const child = spawnGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all']);
+    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
+    let width = 0;
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) =>
+      guard.run(() => {
+        const nl = width === 0 ? chunk.indexOf(0x0a) : -1;
+        if (nl !== -1) width = file.size + nl + 1;
+        file.append(chunk);
+      }),
+    );
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => {
+      file.close();
+      reject(spawnFailure(git, e));
+    });
+    child.on('close', (code) => {
+      if (guard.failed || code !== 0) file.close();
+      if (guard.failed) {
+        reject(guard.error);
+        return;
+      }
+      const list = new CommitList(code === 0 ? file : Buffer.alloc(0), code === 0 ? width : 0);
+      resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8'), list });
+    });
+    child.stdin.end();
+  });
+}
+
+/**
  * Contiguous runs of the history, one per process: neighbouring commits share trees and delta bases,
  * so a contiguous run keeps each git's caches warm (interleaved blocks measured 25% slower).
  */
 function partition(all: CommitList, count: number): CommitList[] {
   if (count === 1) return [all];
-  const size = Math.ceil(all.length / count) * all.width;
+  const size = Math.ceil(all.length / count);
   return Array.from(
     { length: count },
-    (_, i) => new CommitList(all.records.subarray(i * size, (i + 1) * size), all.width),
+    (_, i) =>
+      new CommitList(
+        all.slice(Math.min(all.length, i * size), Math.min(all.length, (i + 1) * size)),
+        all.width,
+      ),
   );
 }
 
