@@ -82,6 +82,14 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       );
       copied.git('checkout', '-q', 'main');
       copied.commitFiles({ 'c.txt': 'two\n' }, 'main moves on');
+      // Clean merges before the one that matters: with two listings at once (parallelism), that one
+      // is in the second part.
+      for (let i = 0; i < (more > 0 ? 3 : 0); i++) {
+        copied.git('checkout', '-q', '-b', `topic${i}`, 'main');
+        copied.commitFiles({ [`topic${i}.txt`]: `${i}\n` }, `topic ${i}`);
+        copied.git('checkout', '-q', 'main');
+        copied.git('merge', '-q', '--no-ff', '--no-edit', `topic${i}`);
+      }
       copied.git('merge', '-q', '--no-edit', 'side');
       copied.commitFiles({ 'c.txt': `const gh = "${fakeCodehostToken(72)}";\n` }, 'after the merge');
       execFileSync('git', ['clone', '-q', '--no-local', '--mirror', copied.dir, dir]);
