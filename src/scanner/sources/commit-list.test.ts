@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { scanRepository } from '../scan.js';
 import { CommitFile, CommitList, ReversedCommits } from './commit-list.js';
-import { listCommits } from './history.js';
+import { listCommits, listCommitsToFile } from './history.js';
 
 /** Fake commit ids, 40 hex digits each. */
 const ids = (n: number) =>
@@ -79,18 +80,74 @@ describe("a full scan's commit list", () => {
 
   it('is git rev-list --all, kept in a file that is gone from the disk and closed after the scan', async () => {
     const before = readdirSync(tmpdir()).filter((name) => name.startsWith('svc-commits-')).length;
+    const open = openCommitFiles();
     const { list } = await listCommits({ binary: 'git', repo: repo.dir });
     try {
       expect(Array.from({ length: list.length }, (_, i) => list.at(i)).join('\n')).toBe(
         repo.git('rev-list', '--all'),
       );
-      expect(openCommitFiles()).toBe(1);
+      expect(openCommitFiles()).toBe(open + 1);
       expect(readdirSync(tmpdir()).filter((name) => name.startsWith('svc-commits-')).length).toBe(before);
     } finally {
       list.close();
     }
-    expect(openCommitFiles()).toBe(0);
+    expect(openCommitFiles()).toBe(open);
     await scanRepository({ path: repo.dir });
-    expect(openCommitFiles()).toBe(0);
+    expect(openCommitFiles()).toBe(open);
+  });
+});
+
+describe('the commit list in segments of a few commits', () => {
+  let repo: TestRepo;
+  beforeAll(() => {
+    // Three branches merged back and forth, with commit dates out of order (a child older than its
+    // parent, as clocks skew): a walk by date then meets commits a segment before listed.
+    repo = new TestRepo();
+    const commitAt = (date: number, message: string) =>
+      execFileSync('git', ['-C', repo.dir, 'commit', '-q', '--allow-empty', '-m', message], {
+        env: { ...process.env, GIT_AUTHOR_DATE: `@${date} +0000`, GIT_COMMITTER_DATE: `@${date} +0000` },
+      });
+    repo.commitFiles({ 'a.txt': '0\n' }, 'root');
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    for (const branch of ['one', 'two', 'three']) repo.git('branch', branch);
+    for (let i = 0; i < 40; i++) {
+      const branch = ['main', 'one', 'two', 'three'][next() % 4]!;
+      repo.git('checkout', '-q', branch);
+      if (i % 7 === 6) {
+        const other = ['main', 'one', 'two', 'three'].filter((b) => b !== branch)[next() % 3]!;
+        repo.git('merge', '-q', '--no-ff', '--no-commit', other);
+      }
+      commitAt(1_700_000_000 + (next() % 100_000), `c${i}`);
+    }
+    repo.git('tag', '-a', '-m', 'a tag', 'v1', 'one');
+  });
+  afterAll(() => repo.cleanup());
+
+  it('lists every commit rev-list --all lists, once, whatever the segment', async () => {
+    const all = repo.git('rev-list', '--all').split('\n');
+    for (const segment of [1, 2, 3, 5, 8, 1000]) {
+      const { code, list } = await listCommitsToFile({ binary: 'git', repo: repo.dir }, segment);
+      try {
+        expect(code).toBe(0);
+        const got = Array.from({ length: list.length }, (_, i) => list.at(i));
+        expect(new Set(got).size).toBe(got.length);
+        expect([...got].sort()).toEqual([...all].sort());
+        // One segment is git's own list, in its order.
+        if (segment >= all.length) expect(got).toEqual(all);
+      } finally {
+        list.close();
+      }
+    }
+  });
+
+  it("ends with git's code and message when git cannot list", async () => {
+    const { code, stderr, list } = await listCommitsToFile({ binary: 'git', repo: `${repo.dir}/nowhere` }, 3);
+    expect(code).not.toBe(0);
+    expect(stderr).not.toBe('');
+    expect(list.length).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { ScanError } from '../errors.js';
+import { BlobIds } from './blob-ids.js';
 import { CommitFile, CommitList } from './commit-list.js';
 import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser, PATCH_OPTIONS } from './diff-parser.js';
@@ -143,7 +144,7 @@ export async function listCommits(
     }
     return { list: new CommitList(result.stdout, result.stdout.indexOf(0x0a) + 1), missing: [] };
   }
-  const result = await revListToFile(git);
+  const result = await listCommitsToFile(git);
   if (result.code === 0) return { list: result.list, missing: [] };
   const walked = await walkCommits(git);
   if (walked.commits.length === 0 && walked.missing.length === 0) {
@@ -153,46 +154,127 @@ export async function listCommits(
 }
 
 /**
- * Small pack windows for `git rev-list --all`: it reads only commits, which a pack keeps together
- * at its start. On git/git (203,352 commits) 137 MB resident with the scan's other gits' 32 MB
- * within 96 MB, 75 MB with these, in the same time; what is left grows with the commits (about
- * 330 bytes each: git's own object for each commit and its tree).
+ * Small pack windows for `git rev-list`: it reads only commits, which a pack keeps together at its
+ * start. On git/git (203,352 commits) one `git rev-list --all` was 137 MB resident with the scan's
+ * other gits' 32 MB within 96 MB, 75 MB with these, in the same time.
  */
 const REV_LIST_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=4m', '-c', 'core.packedGitLimit=16m'];
 
 /**
- * `git rev-list --all`, its output written to a CommitFile as it comes: the list is never held in
- * memory. Its list is null when git failed (its exit code and message say why).
+ * Commits a `git rev-list` lists before the next one takes over (listCommitsToFile). git keeps an
+ * object for every commit it met (about 200 bytes each, 330 with its tree): one `rev-list --all`
+ * held 75 MB on git/git and 79 MB on 200,000 synthetic commits, and would hold over 300 MB on a
+ * million. One of 65,536 holds about 50 MB (50,000 on git/git: 47 MB; 10,000: 39 MB).
  */
-function revListToFile(git: GitRunner): Promise<{ code: number; stderr: string; list: CommitList }> {
+const REV_LIST_SEGMENT = 65_536;
+
+/** A segment's `git rev-list` output line: a commit listed, or (`-`) one of its boundary. */
+type RevListLine = (id: string, boundary: boolean) => void;
+
+/**
+ * Every commit `git rev-list --all` lists, in segments of `segment` commits, written to a
+ * CommitFile as they come: neither git nor Node holds the whole list. The first segment is
+ * `rev-list --max-count=<segment> --boundary` from the commits `--all` starts from; its boundary
+ * (the commits its walk had queued and not yet listed) is where the next one starts, and so on
+ * until a walk ends by itself. Every
+ * commit reachable from a ref is listed by one segment or is an ancestor of its boundary. A commit
+ * whose date is later than its child's can be listed by an earlier segment and met again by a later
+ * one: the ids listed so far (20 bytes each and their table, blob-ids.ts) keep each commit to one
+ * record, and the order is git's own by segment (newest first, by date). Its list is empty, and the
+ * code git's, when a segment failed.
+ */
+export async function listCommitsToFile(
+  git: GitRunner,
+  segment = REV_LIST_SEGMENT,
+): Promise<{ code: number; stderr: string; list: CommitList }> {
+  // The commits `--all` starts from: every ref's and HEAD's, tags peeled (as many as the refs).
+  const tips = await runGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all', '--no-walk']);
+  if (tips.code !== 0) return { code: tips.code, stderr: tips.stderr, list: CommitList.of([]) };
+  let frontier = tips.stdout
+    .toString('latin1')
+    .split('\n')
+    .filter((id) => id !== '');
+  const file = new CommitFile();
+  const listed = new BlobIds();
+  let width = 0;
+  try {
+    while (frontier.length > 0) {
+      const boundary: string[] = [];
+      const staged = new Staging(file);
+      const result = await revListSegment(git, frontier, segment, (id, isBoundary) => {
+        if (width === 0) width = id.length + 1;
+        if (isBoundary) {
+          boundary.push(id);
+          return;
+        }
+        const known = listed.size;
+        if (listed.intern(id) === known) staged.add(id);
+      });
+      staged.flush();
+      if (result.code !== 0) {
+        file.close();
+        return { code: result.code, stderr: result.stderr, list: CommitList.of([]) };
+      }
+      // Where the next segment starts: the boundary (queued parents of listed commits) and the
+      // starting commits this walk did not reach (git prints those as neither). One listed
+      // already (by this segment or, dated later than a child, by an earlier one) is done: its
+      // parents were listed or queued then.
+      frontier = [...new Set([...boundary, ...frontier])].filter((id) => listed.find(id) === -1);
+    }
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+  return { code: 0, stderr: '', list: new CommitList(file, width) };
+}
+
+/** Records gathered into 64 KB writes to a CommitFile. */
+class Staging {
+  private readonly buffer = Buffer.allocUnsafe(1 << 16);
+  private length = 0;
+  constructor(private readonly file: CommitFile) {}
+  add(id: string): void {
+    if (this.length + id.length + 1 > this.buffer.length) this.flush();
+    this.length += this.buffer.write(id, this.length, 'latin1');
+    this.buffer[this.length++] = 0x0a;
+  }
+  flush(): void {
+    if (this.length > 0) this.file.append(this.buffer.subarray(0, this.length));
+    this.length = 0;
+  }
+}
+
+/** One `git rev-list --boundary --max-count` from the commits `from`. */
+function revListSegment(
+  git: GitRunner,
+  from: readonly string[],
+  segment: number,
+  onLine: RevListLine,
+): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const file = new CommitFile();
-    const child = spawnGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all']);
+    const args = [...REV_LIST_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
+    const child = spawnGit(git, [...args, '--stdin']);
     const guard = new HandlerGuard(() => child.kill('SIGKILL'));
-    let width = 0;
+    let carry = '';
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) =>
       guard.run(() => {
-        const nl = width === 0 ? chunk.indexOf(0x0a) : -1;
-        if (nl !== -1) width = file.size + nl + 1;
-        file.append(chunk);
+        const lines = (carry + chunk.toString('latin1')).split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) {
+          if (line.charCodeAt(0) === 0x2d /* - */) onLine(line.slice(1), true);
+          else if (line !== '') onLine(line, false);
+        }
       }),
     );
     child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e) => {
-      file.close();
-      reject(spawnFailure(git, e));
-    });
+    child.on('error', (e) => reject(spawnFailure(git, e)));
     child.on('close', (code) => {
-      if (guard.failed || code !== 0) file.close();
-      if (guard.failed) {
-        reject(guard.error);
-        return;
-      }
-      const list = new CommitList(code === 0 ? file : Buffer.alloc(0), code === 0 ? width : 0);
-      resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8'), list });
+      if (guard.failed) reject(guard.error);
+      else resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8') });
     });
-    child.stdin.end();
+    child.stdin.on('error', () => {}); // git died early; its exit code says so.
+    child.stdin.end(from.map((id) => `${id}\n`).join(''));
   });
 }
 
