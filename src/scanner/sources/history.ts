@@ -174,52 +174,75 @@ type RevListLine = (id: string, boundary: boolean) => void;
 /**
  * Every commit `git rev-list --all` lists, in segments of `segment` commits, written to a
  * CommitFile as they come: neither git nor Node holds the whole list. The first segment is
- * `rev-list --max-count=<segment> --boundary` from the commits `--all` starts from; its boundary
- * (the commits its walk had queued and not yet listed) is where the next one starts, and so on
- * until a walk ends by itself. Every
- * commit reachable from a ref is listed by one segment or is an ancestor of its boundary. A commit
- * whose date is later than its child's can be listed by an earlier segment and met again by a later
- * one: the ids listed so far (20 bytes each and their table, blob-ids.ts) keep each commit to one
- * record, and the order is git's own by segment (newest first, by date). Its list is empty, and the
- * code git's, when a segment failed.
+ * `rev-list --all --max-count=<segment> --boundary`; its boundary (the commits its walk had queued
+ * and not yet listed) and the refs' commits it did not reach are where the next one starts, and so
+ * on until a walk ends by itself. Every commit reachable from a ref is listed by one segment or is
+ * an ancestor of where the next starts. A commit whose date is later than its child's can be listed
+ * by an earlier segment and met again by a later one: the ids listed so far (20 bytes each and
+ * their table, blob-ids.ts, made when a second segment is needed) keep each commit to one record.
+ * The order is git's own by segment (newest first, by date): a history of one segment is listed
+ * exactly as `git rev-list --all` lists it. Its list is empty, and the code git's, when a segment
+ * failed.
  */
 export async function listCommitsToFile(
   git: GitRunner,
   segment = REV_LIST_SEGMENT,
 ): Promise<{ code: number; stderr: string; list: CommitList }> {
-  // The commits `--all` starts from: every ref's and HEAD's, tags peeled (as many as the refs).
-  const tips = await runGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all', '--no-walk']);
-  if (tips.code !== 0) return { code: tips.code, stderr: tips.stderr, list: CommitList.of([]) };
-  let frontier = tips.stdout
-    .toString('latin1')
-    .split('\n')
-    .filter((id) => id !== '');
   const file = new CommitFile();
-  const listed = new BlobIds();
+  /** The ids listed so far: made only once a second segment is needed (one walk lists each once). */
+  let listed: BlobIds | null = null;
   let width = 0;
+  const failed = (result: { code: number; stderr: string }) => {
+    file.close();
+    return { code: result.code, stderr: result.stderr, list: CommitList.of([]) };
+  };
   try {
-    while (frontier.length > 0) {
+    /** Where the segment starts: null for `--all`. */
+    let frontier: string[] | null = null;
+    for (;;) {
       const boundary: string[] = [];
       const staged = new Staging(file);
+      let count = 0;
+      const seen = listed;
       const result = await revListSegment(git, frontier, segment, (id, isBoundary) => {
         if (width === 0) width = id.length + 1;
         if (isBoundary) {
           boundary.push(id);
           return;
         }
-        const known = listed.size;
-        if (listed.intern(id) === known) staged.add(id);
+        count++;
+        if (seen === null) {
+          staged.add(id);
+        } else {
+          const known = seen.size;
+          if (seen.intern(id) === known) staged.add(id);
+        }
       });
       staged.flush();
-      if (result.code !== 0) {
-        file.close();
-        return { code: result.code, stderr: result.stderr, list: CommitList.of([]) };
+      if (result.code !== 0) return failed(result);
+      // Fewer than asked: the walk ended by itself, every commit it could reach is listed.
+      if (count < segment) break;
+      let starts: string[] | null = frontier;
+      if (starts === null) {
+        // The commits `--all` started from (every ref's and HEAD's, tags peeled); and every id
+        // listed so far, which later segments may meet again.
+        const tips = await runGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all', '--no-walk']);
+        if (tips.code !== 0) return failed(tips);
+        starts = tips.stdout
+          .toString('latin1')
+          .split('\n')
+          .filter((id) => id !== '');
+        listed = new BlobIds();
+        const list = new CommitList(file, width);
+        for (let i = 0; i < list.length; i++) listed.intern(list.at(i));
       }
       // Where the next segment starts: the boundary (queued parents of listed commits) and the
       // starting commits this walk did not reach (git prints those as neither). One listed
       // already (by this segment or, dated later than a child, by an earlier one) is done: its
       // parents were listed or queued then.
-      frontier = [...new Set([...boundary, ...frontier])].filter((id) => listed.find(id) === -1);
+      const known = listed!;
+      frontier = [...new Set([...boundary, ...starts])].filter((id) => known.find(id) === -1);
+      if (frontier.length === 0) break;
     }
   } catch (e) {
     file.close();
@@ -244,16 +267,16 @@ class Staging {
   }
 }
 
-/** One `git rev-list --boundary --max-count` from the commits `from`. */
+/** One `git rev-list --boundary --max-count` from the commits `from`, or (null) from every ref. */
 function revListSegment(
   git: GitRunner,
-  from: readonly string[],
+  from: readonly string[] | null,
   segment: number,
   onLine: RevListLine,
 ): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const args = [...REV_LIST_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
-    const child = spawnGit(git, [...args, '--stdin']);
+    const child = spawnGit(git, [...args, from === null ? '--all' : '--stdin']);
     const guard = new HandlerGuard(() => child.kill('SIGKILL'));
     let carry = '';
     const err: Buffer[] = [];
@@ -274,7 +297,7 @@ function revListSegment(
       else resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8') });
     });
     child.stdin.on('error', () => {}); // git died early; its exit code says so.
-    child.stdin.end(from.map((id) => `${id}\n`).join(''));
+    child.stdin.end(from === null ? undefined : from.map((id) => `${id}\n`).join(''));
   });
 }
 
