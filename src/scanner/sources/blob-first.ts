@@ -167,9 +167,9 @@ export function limitingPaths(paths: readonly string[]): string[] {
  * parts at once. On git/git (56,000 merges, 38 missing blobs at 175 paths) it took 69 s, then 9.4 s
  * with merges alone at 16 first components, in one process. Each merge's ids are looked up as they
  * are listed, not kept: on rails (42,315 merges, 14 million ids in their per-parent diffs, 7 missing
- * blobs) keeping them took 2.1 GB. What is kept grows with
- * the damage: the ids the table does not know (blobs only unreadable commits brought in), asked of
- * `git cat-file --batch-check` at the end, and the merges found touching a missing one.
+ * blobs) keeping them took 2.1 GB. What is kept grows with the damage: the ids the table does not
+ * know (blobs only unreadable commits brought in), asked of `git cat-file --batch-check` at the
+ * end, and the merges found touching a missing one.
  */
 async function mergesTouchingMissingBlobs(
   options: HistoryScanOptions,
