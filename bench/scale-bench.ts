@@ -10,7 +10,8 @@
  * .bench/ (the build time is printed) with small files in directories of 100, so that a million
  * commits stay practical to make: SVC_BENCH_SCALE_BYTES bytes of added lines a commit (default
  * 1500). SVC_BENCH_REPO: one or more real repositories, separated by `:`, measured in the same run.
- * SVC_BENCH_RUNS: runs of each (default 1; the time is the median).
+ * SVC_BENCH_RUNS: runs of each (default 1; the time is the median). SVC_BENCH_CLI: the CLI to measure
+ * (default: this build's).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,10 @@ const sizes = (process.env.SVC_BENCH_SCALE ?? '40000,200000')
 const bytesPerCommit = Number(process.env.SVC_BENCH_SCALE_BYTES ?? 1500);
 const runs = Number(process.env.SVC_BENCH_RUNS ?? 1);
 const realRepos = (process.env.SVC_BENCH_REPO ?? '').split(':').filter((r) => r !== '');
-const cli = join(root, 'dist', 'cli', 'main.js');
+/** SVC_BENCH_CLI: another build's `cli/main.js` (the code before a change, say), measured the same way. */
+const cli = process.env.SVC_BENCH_CLI ?? join(root, 'dist', 'cli', 'main.js');
+/** Histories this long or longer are left as fast-import wrote them (no repack). */
+const REPACK_BELOW = 500_000;
 
 interface History {
   name: string;
@@ -48,11 +52,14 @@ async function synthetic(commits: number): Promise<History> {
       secretEvery: 97,
       mergeEvery: 50,
       filesPerDirectory: 100,
+      // A million commits are measured on fast-import's own pack (synthetic-history.ts).
+      repack: commits < REPACK_BELOW,
     });
     console.log(`built ${repo} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     writeFileSync(join(repo, '.svc-bench.json'), JSON.stringify(built));
   }
-  return { name: `synthetic ${commits.toLocaleString('en')}`, repo };
+  const name = `synthetic ${commits.toLocaleString('en')}${commits < REPACK_BELOW ? '' : ' (fast-import pack)'}`;
+  return { name, repo };
 }
 
 const mib = (m: Measurement[], key: keyof Measurement) => median(m.map((x) => Number(x[key]))).toFixed(0);

@@ -81,77 +81,84 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   const cachedListing = (await incremental?.listing(git)) ?? null;
   const { list: commits, missing } =
     cachedListing !== null ? { list: cachedListing, missing: [] } : await listCommits(git, options.commits);
-  const shallow = await isShallowFor(git, commits, options.commits !== undefined);
-  if (shallow) {
-    options.onWarning?.(
-      'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
+  // A full listing's records are in a temporary file (commit-list.ts): let it go however the scan ends.
+  try {
+    const shallow = await isShallowFor(git, commits, options.commits !== undefined);
+    if (shallow) {
+      options.onWarning?.(
+        'shallow clone: history before the clone depth is not scanned (run `git fetch --unshallow` first)',
+      );
+    }
+    const total = commits.length;
+    // Commits the cache knows had findings are read again where it says they are: the gate would only
+    // say so again. Only the findings it recorded are taken from them (known-findings.ts).
+    const split = incremental?.toRead(commits) ?? { gate: commits, known: new Map() };
+    const gate = split.gate;
+    const known = new KnownFindings(split.known);
+
+    const collector = new FindingCollector({
+      ignoreList,
+      commitOf: (commit) => commit.sha,
+      accepts: (commit, fingerprint) => commit === null || known.accepts(commit, fingerprint),
+    });
+    const findings = collector.findings;
+
+    let done = total - gate.length - known.size;
+    // The total is known before the first commit is read: callers can show "0 of N" through the gate
+    // pass, which reports its clean commits only at its end.
+    options.onProgress?.(done, total);
+    const onCommitDone = () => {
+      done++;
+      options.onProgress?.(Math.min(done, total), total);
+    };
+    const reading = {
+      git,
+      sink: collector,
+      prefilter: PREFILTER,
+      parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
+    };
+    const unreadable = (
+      await Promise.all([
+        options.method === 'diff'
+          ? scanCommitsByDiff(reading, gate, onCommitDone)
+          : scanCommitsBlobFirst(reading, gate, onCommitDone),
+        known.read(reading, (fingerprint) => findings.has(fingerprint), onCommitDone),
+      ])
+    ).flat();
+    const unreadableCommits = [...missing, ...unreadable].sort();
+    if (unreadableCommits.length > 0) {
+      options.onWarning?.(
+        `${unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
+      );
+    }
+
+    // Killed gits end their streams like finished ones: without this check an aborted scan could
+    // return a partial result as if it were whole.
+    options.signal?.throwIfAborted();
+    await incremental?.save(commits, placesByCommit(findings.values()), unreadable, missing.length === 0);
+
+    const { findings: list, summary, passed, verified } = await collector.finish(options.verify);
+    const failingCommits = [...new Set(list.filter(isFailing).map((f) => f.commit))].filter(
+      (c) => c !== null,
     );
+    return {
+      repository: options.path,
+      defaultBranch: branch.name,
+      commitsScanned: total - unreadable.length,
+      incomplete: unreadableCommits.length > 0,
+      unreadableCommits,
+      shallow,
+      findings: list,
+      summary,
+      passed,
+      verified,
+      refsOfCommit: await refsContaining(git, failingCommits),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    };
+  } finally {
+    commits.close();
   }
-  const total = commits.length;
-  // Commits the cache knows had findings are read again where it says they are: the gate would only
-  // say so again. Only the findings it recorded are taken from them (known-findings.ts).
-  const split = incremental?.toRead(commits) ?? { gate: commits, known: new Map() };
-  const gate = split.gate;
-  const known = new KnownFindings(split.known);
-
-  const collector = new FindingCollector({
-    ignoreList,
-    commitOf: (commit) => commit.sha,
-    accepts: (commit, fingerprint) => commit === null || known.accepts(commit, fingerprint),
-  });
-  const findings = collector.findings;
-
-  let done = total - gate.length - known.size;
-  // The total is known before the first commit is read: callers can show "0 of N" through the gate
-  // pass, which reports its clean commits only at its end.
-  options.onProgress?.(done, total);
-  const onCommitDone = () => {
-    done++;
-    options.onProgress?.(Math.min(done, total), total);
-  };
-  const reading = {
-    git,
-    sink: collector,
-    prefilter: PREFILTER,
-    parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
-  };
-  const unreadable = (
-    await Promise.all([
-      options.method === 'diff'
-        ? scanCommitsByDiff(reading, gate, onCommitDone)
-        : scanCommitsBlobFirst(reading, gate, onCommitDone),
-      known.read(reading, (fingerprint) => findings.has(fingerprint), onCommitDone),
-    ])
-  ).flat();
-  const unreadableCommits = [...missing, ...unreadable].sort();
-  if (unreadableCommits.length > 0) {
-    options.onWarning?.(
-      `${unreadableCommits.length} commit(s) could not be read (missing objects); the scan is incomplete`,
-    );
-  }
-
-  // Killed gits end their streams like finished ones: without this check an aborted scan could
-  // return a partial result as if it were whole.
-  options.signal?.throwIfAborted();
-  await incremental?.save(commits, placesByCommit(findings.values()), unreadable, missing.length === 0);
-
-  const { findings: list, summary, passed, verified } = await collector.finish(options.verify);
-  const failingCommits = [...new Set(list.filter(isFailing).map((f) => f.commit))].filter((c) => c !== null);
-  return {
-    repository: options.path,
-    defaultBranch: branch.name,
-    commitsScanned: total - unreadable.length,
-    incomplete: unreadableCommits.length > 0,
-    unreadableCommits,
-    shallow,
-    findings: list,
-    summary,
-    passed,
-    verified,
-    refsOfCommit: await refsContaining(git, failingCommits),
-    startedAt,
-    finishedAt: new Date().toISOString(),
-  };
 }
 
 /** Where each commit's findings are, for the cache. */

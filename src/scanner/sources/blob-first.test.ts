@@ -55,14 +55,24 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     }
   });
 
-  it('on a clone missing only blobs, one of them copied to a second path a merge brings in', async () => {
+  it.each([
+    [0, 'the paths themselves'],
+    [20, 'their first components'],
+  ])('on a clone missing only blobs, one of them copied to a second path a merge brings in (%i more missing: listed again at %s)', async (more) => {
     // Every tree is there, so the merges are listed again only at the paths where a missing blob
     // was ever listed: the copy's path must be among them, though the blob was first seen elsewhere.
+    // With more than 16 such paths, at their first components (blob-first.ts, limitingPaths).
     const copied = new TestRepo();
     const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {
       const lost = 'a version that goes missing\n'.repeat(20);
-      copied.commitFiles({ 'a.txt': lost, 'c.txt': 'one\n', 'd.txt': 'gone on the side\n' }, 'first');
+      const extra = Object.fromEntries(
+        Array.from({ length: more }, (_, i) => [`more/deep/m${i}.txt`, `missing too ${i}\n`.repeat(5)]),
+      );
+      copied.commitFiles(
+        { 'a.txt': lost, 'c.txt': 'one\n', 'd.txt': 'gone on the side\n', ...extra },
+        'first',
+      );
       copied.git('checkout', '-q', '-b', 'side');
       // Against main, the merge adds the copy and deletes d.txt: git's rename detection reads both.
       copied.remove('d.txt');
@@ -72,10 +82,21 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       );
       copied.git('checkout', '-q', 'main');
       copied.commitFiles({ 'c.txt': 'two\n' }, 'main moves on');
+      // Clean merges before the one that matters: with two listings at once (parallelism), that one
+      // is in the second part.
+      for (let i = 0; i < (more > 0 ? 3 : 0); i++) {
+        copied.git('checkout', '-q', '-b', `topic${i}`, 'main');
+        copied.commitFiles({ [`topic${i}.txt`]: `${i}\n` }, `topic ${i}`);
+        copied.git('checkout', '-q', 'main');
+        copied.git('merge', '-q', '--no-ff', '--no-edit', `topic${i}`);
+      }
       copied.git('merge', '-q', '--no-edit', 'side');
       copied.commitFiles({ 'c.txt': `const gh = "${fakeCodehostToken(72)}";\n` }, 'after the merge');
       execFileSync('git', ['clone', '-q', '--no-local', '--mirror', copied.dir, dir]);
-      deleteObjects(dir, [copied.git('rev-parse', 'HEAD:copy/b.txt')]);
+      deleteObjects(dir, [
+        copied.git('rev-parse', 'HEAD:copy/b.txt'),
+        ...Object.keys(extra).map((path) => copied.git('rev-parse', `HEAD:${path}`)),
+      ]);
       const { blobFirst, diff } = await bothWays(dir);
       const merge = copied.git('rev-parse', 'HEAD^');
       expect(diff.unreadableCommits).toContain(merge);

@@ -1,8 +1,9 @@
 import { ScanError } from '../errors.js';
+import { BlobIds } from './blob-ids.js';
+import { CommitFile, CommitList } from './commit-list.js';
 import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser, PATCH_OPTIONS } from './diff-parser.js';
 import {
-  BOUNDED_PACK_MEMORY,
   firstLine,
   type GitRunner,
   HandlerGuard,
@@ -21,12 +22,19 @@ import {
  * history this git was the scan's largest process at its peak (150 MB), after the blob reading ended.
  * The diff path (method 'diff', the reference) reads the whole history with the same setting; its
  * cost there was not measured apart (its bench row went from 18.5 to 20.1 s on that history, and
- * from 6.8 to 8.4 s on the synthetic one, in runs whose git log also moved).
+ * from 6.8 to 8.4 s on the synthetic one, in runs whose git log also moved). Its pack is mapped in
+ * windows of 16 MB within 32 MB: on 200,000 synthetic commits the diff pass's two gits (1,986
+ * commits with findings and more) were the scan's peak with Node's at its end, 70-80 MB each;
+ * alone over those commits 95 MB resident with the other gits' 32 MB within 96 MB, 64 MB with
+ * these, in the same time (1.0 s).
  */
 const LOG_ARGS = [
   // Paths limiting a diff (scanCommitsByDiff) are file names, never patterns.
   '--literal-pathspecs',
-  ...BOUNDED_PACK_MEMORY,
+  '-c',
+  'core.packedGitWindowSize=16m',
+  '-c',
+  'core.packedGitLimit=32m',
   '-c',
   'core.deltaBaseCacheLimit=16m',
   '-c',
@@ -44,6 +52,8 @@ const LOG_ARGS = [
   ...PATCH_OPTIONS,
 ];
 
+export { CommitFile, CommitList, type CommitSequence, ReversedCommits } from './commit-list.js';
+
 /** Below this many commits a second git process costs more than it saves. */
 const MIN_COMMITS_PER_PROCESS = 1024;
 
@@ -53,90 +63,6 @@ export interface HistoryScanOptions {
   prefilter: RegExp;
   /** How many `git log` processes to run at once. */
   parallelism: number;
-}
-
-/** Commit ids by place, and runs of them as `<hex>\n` records for git's standard input. */
-export interface CommitSequence {
-  readonly length: number;
-  at(i: number): string;
-  /** The records of commits [from, to). */
-  slice(from: number, to: number): Buffer;
-}
-
-/**
- * A CommitList read from its end: no copy of the list (41 bytes a commit, 53 MB for a
- * 1.3-million-commit history), each run it gives reversed as it is asked for.
- */
-export class ReversedCommits implements CommitSequence {
-  constructor(private readonly list: CommitList) {}
-  get length(): number {
-    return this.list.length;
-  }
-  at(i: number): string {
-    return this.list.at(this.list.length - 1 - i);
-  }
-  slice(from: number, to: number): Buffer {
-    const width = this.list.width;
-    const n = this.list.length;
-    const out = Buffer.allocUnsafe((to - from) * width);
-    for (let i = from; i < to; i++)
-      this.list.records.copy(out, (i - from) * width, (n - 1 - i) * width, (n - i) * width);
-    return out;
-  }
-  /** The commits at the first `count` of `places` (places in this order), as a list. */
-  pick(places: Int32Array, count: number): CommitList {
-    const n = this.list.length;
-    const mapped = new Int32Array(count);
-    for (let k = 0; k < count; k++) mapped[k] = n - 1 - places[k]!;
-    return this.list.pick(mapped, count);
-  }
-}
-
-/** A list of commit ids stored as one buffer of fixed-width `<hex>\n` records: ~41 bytes a commit. */
-export class CommitList implements CommitSequence {
-  constructor(
-    readonly records: Buffer,
-    readonly width: number,
-  ) {}
-  get length(): number {
-    return this.width === 0 ? 0 : this.records.length / this.width;
-  }
-  at(i: number): string {
-    return this.records.toString('latin1', i * this.width, (i + 1) * this.width - 1);
-  }
-  from(i: number): Buffer {
-    return this.slice(i, this.length);
-  }
-  /** The records of commits [from, to). */
-  slice(from: number, to: number): Buffer {
-    return this.records.subarray(from * this.width, to * this.width);
-  }
-  /** The commits for which `keep` says true, in the same order. */
-  filter(keep: (sha: string) => boolean): CommitList {
-    const parts: Buffer[] = [];
-    for (let i = 0; i < this.length; i++) {
-      if (keep(this.at(i))) parts.push(this.records.subarray(i * this.width, (i + 1) * this.width));
-    }
-    return new CommitList(Buffer.concat(parts), parts.length === 0 ? 0 : this.width);
-  }
-  /** The commits at the first `count` of `places`, in that order. */
-  pick(places: Int32Array, count: number): CommitList {
-    const out = Buffer.allocUnsafe(count * this.width);
-    for (let k = 0; k < count; k++) {
-      const at = places[k]! * this.width;
-      this.records.copy(out, k * this.width, at, at + this.width);
-    }
-    return new CommitList(out, count === 0 ? 0 : this.width);
-  }
-  concat(other: CommitList): CommitList {
-    if (other.length === 0) return this;
-    if (this.length === 0) return other;
-    return new CommitList(Buffer.concat([this.records, other.records]), this.width);
-  }
-  static of(shas: readonly string[]): CommitList {
-    const width = shas.length > 0 ? shas[0]!.length + 1 : 0;
-    return new CommitList(Buffer.from(shas.map((c) => `${c}\n`).join(''), 'latin1'), width);
-  }
 }
 
 /**
@@ -217,15 +143,15 @@ export async function listCommits(
   git: GitRunner,
   range?: CommitRange,
 ): Promise<{ list: CommitList; missing: string[] }> {
-  const revisions = range === undefined ? ['--all'] : rangeRevisions(range);
-  const result = await runGit(git, ['rev-list', ...revisions]);
-  if (result.code === 0) {
-    const nl = result.stdout.indexOf(0x0a);
-    return { list: new CommitList(result.stdout, nl + 1), missing: [] };
-  }
   if (range !== undefined) {
-    throw new ScanError('fatal', `cannot list the commits to scan: ${firstLine(result.stderr)}`);
+    const result = await runGit(git, ['rev-list', ...rangeRevisions(range)]);
+    if (result.code !== 0) {
+      throw new ScanError('fatal', `cannot list the commits to scan: ${firstLine(result.stderr)}`);
+    }
+    return { list: new CommitList(result.stdout, result.stdout.indexOf(0x0a) + 1), missing: [] };
   }
+  const result = await listCommitsToFile(git);
+  if (result.code === 0) return { list: result.list, missing: [] };
   const walked = await walkCommits(git);
   if (walked.commits.length === 0 && walked.missing.length === 0) {
     throw new ScanError('fatal', `cannot list the repository's commits: ${firstLine(result.stderr)}`);
@@ -234,15 +160,167 @@ export async function listCommits(
 }
 
 /**
+ * Small pack windows for `git rev-list`: it reads only commits, which a pack keeps together at its
+ * start. On git/git (203,352 commits) one `git rev-list --all` was 137 MB resident with the scan's
+ * other gits' 32 MB within 96 MB, 75 MB with these, in the same time.
+ */
+const REV_LIST_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=4m', '-c', 'core.packedGitLimit=16m'];
+
+/**
+ * Commits a `git rev-list` lists before the next one takes over (listCommitsToFile). git keeps an
+ * object for every commit it met (about 200 bytes each, 330 with its tree): one `rev-list --all`
+ * held 75 MB on git/git and 79 MB on 200,000 synthetic commits, and would hold over 300 MB on a
+ * million. One of 65,536 holds about 50 MB (50,000 on git/git: 47 MB; 10,000: 39 MB).
+ */
+const REV_LIST_SEGMENT = 65_536;
+
+/** A segment's `git rev-list` output line: a commit listed, or (`-`) one of its boundary. */
+type RevListLine = (id: string, boundary: boolean) => void;
+
+/**
+ * Every commit `git rev-list --all` lists, in segments of `segment` commits, written to a
+ * CommitFile as they come: neither git nor Node holds the whole list. The first segment is
+ * `rev-list --all --max-count=<segment> --boundary`; its boundary (the commits its walk had queued
+ * and not yet listed) and the refs' commits it did not reach are where the next one starts, and so
+ * on until a walk ends by itself. Every commit reachable from a ref is listed by one segment or is
+ * an ancestor of where the next starts. A commit whose date is later than its child's can be listed
+ * by an earlier segment and met again by a later one: the ids listed so far (20 bytes each and
+ * their table, blob-ids.ts, made when a second segment is needed) keep each commit to one record.
+ * The order is git's own by segment (newest first, by date): a history of one segment is listed
+ * exactly as `git rev-list --all` lists it. Its list is empty, and the code git's, when a segment
+ * failed.
+ */
+export async function listCommitsToFile(
+  git: GitRunner,
+  segment = REV_LIST_SEGMENT,
+): Promise<{ code: number; stderr: string; list: CommitList }> {
+  const file = new CommitFile();
+  /** The ids listed so far: made only once a second segment is needed (one walk lists each once). */
+  let listed: BlobIds | null = null;
+  let width = 0;
+  const failed = (result: { code: number; stderr: string }) => {
+    file.close();
+    return { code: result.code, stderr: result.stderr, list: CommitList.of([]) };
+  };
+  try {
+    /** Where the segment starts: null for `--all`. */
+    let frontier: string[] | null = null;
+    for (;;) {
+      const boundary: string[] = [];
+      const staged = new Staging(file);
+      let count = 0;
+      const seen = listed;
+      const result = await revListSegment(git, frontier, segment, (id, isBoundary) => {
+        if (width === 0) width = id.length + 1;
+        if (isBoundary) {
+          boundary.push(id);
+          return;
+        }
+        count++;
+        if (seen === null) {
+          staged.add(id);
+        } else {
+          const known = seen.size;
+          if (seen.intern(id) === known) staged.add(id);
+        }
+      });
+      staged.flush();
+      if (result.code !== 0) return failed(result);
+      // Fewer than asked: the walk ended by itself, every commit it could reach is listed.
+      if (count < segment) break;
+      let starts: string[] | null = frontier;
+      if (starts === null) {
+        // The commits `--all` started from (every ref's and HEAD's, tags peeled); and every id
+        // listed so far, which later segments may meet again.
+        const tips = await runGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all', '--no-walk']);
+        if (tips.code !== 0) return failed(tips);
+        starts = tips.stdout
+          .toString('latin1')
+          .split('\n')
+          .filter((id) => id !== '');
+        listed = new BlobIds();
+        const list = new CommitList(file, width);
+        for (let i = 0; i < list.length; i++) listed.intern(list.at(i));
+      }
+      // Where the next segment starts: the boundary (queued parents of listed commits) and the
+      // starting commits this walk did not reach (git prints those as neither). One listed
+      // already (by this segment or, dated later than a child, by an earlier one) is done: its
+      // parents were listed or queued then.
+      const known = listed!;
+      frontier = [...new Set([...boundary, ...starts])].filter((id) => known.find(id) === -1);
+      if (frontier.length === 0) break;
+    }
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+  return { code: 0, stderr: '', list: new CommitList(file, width) };
+}
+
+/** Records gathered into 64 KB writes to a CommitFile. */
+class Staging {
+  private readonly buffer = Buffer.allocUnsafe(1 << 16);
+  private length = 0;
+  constructor(private readonly file: CommitFile) {}
+  add(id: string): void {
+    if (this.length + id.length + 1 > this.buffer.length) this.flush();
+    this.length += this.buffer.write(id, this.length, 'latin1');
+    this.buffer[this.length++] = 0x0a;
+  }
+  flush(): void {
+    if (this.length > 0) this.file.append(this.buffer.subarray(0, this.length));
+    this.length = 0;
+  }
+}
+
+/** One `git rev-list --boundary --max-count` from the commits `from`, or (null) from every ref. */
+function revListSegment(
+  git: GitRunner,
+  from: readonly string[] | null,
+  segment: number,
+  onLine: RevListLine,
+): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const args = [...REV_LIST_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
+    const child = spawnGit(git, [...args, from === null ? '--all' : '--stdin']);
+    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
+    let carry = '';
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) =>
+      guard.run(() => {
+        const lines = (carry + chunk.toString('latin1')).split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) {
+          if (line.charCodeAt(0) === 0x2d /* - */) onLine(line.slice(1), true);
+          else if (line !== '') onLine(line, false);
+        }
+      }),
+    );
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(spawnFailure(git, e)));
+    child.on('close', (code) => {
+      if (guard.failed) reject(guard.error);
+      else resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8') });
+    });
+    child.stdin.on('error', () => {}); // git died early; its exit code says so.
+    child.stdin.end(from === null ? undefined : from.map((id) => `${id}\n`).join(''));
+  });
+}
+
+/**
  * Contiguous runs of the history, one per process: neighbouring commits share trees and delta bases,
  * so a contiguous run keeps each git's caches warm (interleaved blocks measured 25% slower).
  */
 function partition(all: CommitList, count: number): CommitList[] {
   if (count === 1) return [all];
-  const size = Math.ceil(all.length / count) * all.width;
+  const size = Math.ceil(all.length / count);
   return Array.from(
     { length: count },
-    (_, i) => new CommitList(all.records.subarray(i * size, (i + 1) * size), all.width),
+    (_, i) =>
+      new CommitList(
+        all.slice(Math.min(all.length, i * size), Math.min(all.length, (i + 1) * size)),
+        all.width,
+      ),
   );
 }
 

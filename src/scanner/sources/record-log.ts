@@ -87,13 +87,7 @@ export class RecordLog {
 
   private spill(): void {
     if (this.length === 0) return;
-    if (this.fd === null) {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-records-'));
-      const file = join(dir, 'records');
-      this.fd = openSync(file, 'w+', 0o600);
-      unlinkSync(file);
-      rmSync(dir, { recursive: true, force: true });
-    }
+    if (this.fd === null) this.fd = openUnlinkedTempFile('svc-records-');
     const bytes = this.length * 4;
     let written = 0;
     while (written < bytes) {
@@ -101,5 +95,21 @@ export class RecordLog {
     }
     this.spilled += this.length;
     this.length = 0;
+  }
+}
+
+/**
+ * A new temporary file, open for reading and writing (mode 0600, in a directory of its own), already
+ * unlinked: nothing is left behind whatever happens to the process. Returns its descriptor.
+ */
+export function openUnlinkedTempFile(prefix: string): number {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    const file = join(dir, 'records');
+    const fd = openSync(file, 'w+', 0o600);
+    unlinkSync(file);
+    return fd;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -38,7 +38,8 @@ const RAW_ARGS = [
   'log',
   '--no-walk=unsorted',
   '--stdin',
-  '--format=%x01%H',
+  // The commit, then its parents (how many: a merge's per-parent listing takes merges alone).
+  '--format=%x01%H%x01%P',
   '--raw',
   '-r',
   '--no-renames',
@@ -67,6 +68,9 @@ const NUL = 0;
  */
 const LISTING_CHUNK = 4096;
 
+/** Called once for each commit listed: its id, its changes, and how many parents it has. */
+export type OnCommit = (sha: string, changes: TreeChange[], parents: number) => void;
+
 /**
  * Holds the listing back to its reader's pace: called after each piece of git's output is parsed,
  * true when the listing must wait, and then it calls `resume` (later, never from within the call)
@@ -83,7 +87,7 @@ export type ListingPace = (resume: () => void) => boolean;
 export async function listTreeChanges(
   git: GitRunner,
   commits: CommitSequence,
-  onCommit: (sha: string, changes: TreeChange[]) => void,
+  onCommit: OnCommit,
   onUnlisted: (sha: string) => void,
   mode: ListingMode = 'combined',
   chunk = LISTING_CHUNK,
@@ -130,7 +134,7 @@ function runRaw(
   git: GitRunner,
   args: string[],
   stdin: Buffer,
-  onCommit: (sha: string, changes: TreeChange[]) => void,
+  onCommit: OnCommit,
   pace: ListingPace | undefined,
 ): Promise<number | null> {
   return new Promise((resolve, reject) => {
@@ -164,20 +168,22 @@ function runRaw(
 }
 
 /**
- * Parser of `--format=%x01%H --raw -z` output: NUL-separated fields; a commit header field starts with
- * \x01; a raw entry is a `:`-field (`::` and more colons for a merge's combined form) then a path
- * field. A commit is complete when the next header arrives or git exits cleanly.
+ * Parser of `--format=%x01%H%x01%P --raw -z` output: NUL-separated fields; a commit header field
+ * starts with \x01 (the id, \x01, the parents' ids separated by spaces); a raw entry is a `:`-field
+ * (`::` and more colons for a merge's combined form) then a path field. A commit is complete when the
+ * next header arrives or git exits cleanly.
  */
 class RawParser {
   private carry = '';
   private sha: string | null = null;
+  private parents = 0;
   private changes: TreeChange[] = [];
   /** The entry whose path is the next field (null when that path's entry is not kept). */
   private awaitingPath: TreeChange | null = null;
   private expectPath = false;
   completed = 0;
 
-  constructor(private readonly onCommit: (sha: string, changes: TreeChange[]) => void) {}
+  constructor(private readonly onCommit: OnCommit) {}
 
   push(chunk: Buffer): void {
     const lastNul = chunk.lastIndexOf(NUL);
@@ -210,7 +216,9 @@ class RawParser {
     if (field === '') return;
     if (field.charCodeAt(0) === 0x01) {
       this.flush();
-      this.sha = field.slice(1);
+      const end = field.indexOf('\x01', 1);
+      this.sha = field.slice(1, end);
+      this.parents = end + 1 === field.length ? 0 : field.split(' ').length;
       return;
     }
     if (field.charCodeAt(0) === 0x3a /* : */) {
@@ -221,7 +229,7 @@ class RawParser {
 
   private flush(): void {
     if (this.sha === null) return;
-    this.onCommit(this.sha, this.changes);
+    this.onCommit(this.sha, this.changes, this.parents);
     this.completed++;
     this.sha = null;
     this.changes = [];
