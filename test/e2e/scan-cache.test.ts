@@ -160,7 +160,8 @@ describe('svc scan --cache', () => {
     expect(await listings()).toEqual([
       'rev-list --parents --all --stdin',
       'rev-list -n 1 --stdin --not --all',
-      'rev-list --all',
+      // The full listing, as one segment of at most 65,536 commits (history.ts).
+      'rev-list --boundary --max-count=65536 --all',
     ]);
     // main rewritten, but its old tip is the tag's: still reachable.
     repo.git('reset', '-q', '--hard', 'HEAD~1');
@@ -171,7 +172,8 @@ describe('svc scan --cache', () => {
     expect(await listings()).toEqual([
       'rev-list --parents --all --stdin',
       'rev-list -n 1 --stdin --not --all',
-      'rev-list --all',
+      // The full listing, as one segment of at most 65,536 commits (history.ts).
+      'rev-list --boundary --max-count=65536 --all',
     ]);
   });
 
