@@ -5,16 +5,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/session-ids.js';
 import { runAdmin } from '../helpers/admin.js';
 import {
+  type BrowserSuite,
   browserTestsRun,
   expectAccessible,
-  launchBrowser,
   PASSWORD,
   screenshot,
   signInInBrowser,
   signUpInBrowser,
+  startBrowserSuite,
 } from '../helpers/browser.js';
-import { freePort } from '../helpers/service-process.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 const NEW_PASSWORD = 'purple otter kettle drum';
 
@@ -26,23 +26,16 @@ describe.skipIf(!browserTestsRun)('accounts without an operator, in a real brows
   let browser: Browser;
   let t: TestApp;
   let base: string;
-  let close: () => Promise<void>;
+  let suite: BrowserSuite;
   /** Every link token the tests were given: none may be written anywhere. */
   const tokens: string[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startTestApp({ baseUrl: base, rateLimits: { auth: 1000 } });
-    ({ close } = await t.listen({ port }));
-    browser = await launchBrowser();
+    suite = await startBrowserSuite();
+    ({ t, base, browser } = suite);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await t?.cleanup();
-  });
+  afterAll(() => suite?.stop());
 
   /** The browsers a test opened, closed after it whatever happened. */
   const opened: BrowserContext[] = [];

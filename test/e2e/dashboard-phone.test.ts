@@ -1,20 +1,21 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  agentAPermission,
+  type BrowserSuite,
   browserTestsRun,
   expectAccessible,
-  launchBrowser,
   PASSWORD,
   screenshot,
   signUpInBrowser,
+  startBrowserSuite,
 } from '../helpers/browser.js';
 import { FakeRegistries } from '../helpers/fake-registries.js';
 import { fakeCloudKeyId } from '../helpers/fake-secrets.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { TestRepo } from '../helpers/git-repo.js';
 import { sleep } from '../helpers/load.js';
-import { freePort } from '../helpers/service-process.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 const OLD = new Date('2020-01-01T00:00:00Z');
 /** The narrowest phone the dashboard is held to (contract 6). */
@@ -85,7 +86,7 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
   let git: GitHttpServer;
   let t: TestApp;
   let base: string;
-  let close: () => Promise<void>;
+  let suite: BrowserSuite;
   let page: Page;
   let scanPath: string;
   let keyPrefix: string;
@@ -114,16 +115,11 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
       // A registry that fails for this one: the install is allowed, noted as not fully checked.
       .addPackage('npm', 'flaky-pkg', { versions: { '1.0.0': OLD } })
       .setBehavior('npm', 500, 'flaky-pkg');
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startTestApp({
-      baseUrl: base,
+    suite = await startBrowserSuite({
       registries: registries.urls,
-      rateLimits: { auth: 1000 },
       env: { SVC_SCAN_HOSTS: `github.com,${git.origin}` },
     });
-    ({ close } = await t.listen({ port }));
-    browser = await launchBrowser();
+    ({ t, base, browser } = suite);
 
     // One user with something on every page: keys, hook verdicts, a finished scan with a finding, a team.
     const email = 'a.person.with.a.long.address@example-company.example.com';
@@ -144,12 +140,7 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
       'npm install flaky-pkg',
       'npm install lodash',
     ]) {
-      const res = await fetch(`${base}/api/hooks/agent-a`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ command, hook_event_name: 'beforeShellExecution' }),
-      });
-      expect(res.status).toBe(200);
+      await agentAPermission(base, key, command);
     }
     // An invitation link (open on the team page; its own page shown to the owner opening it).
     await page.goto(`${base}/dashboard/team`);
@@ -185,9 +176,7 @@ describe.skipIf(!browserTestsRun)('every page on a 375-px phone', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await t?.cleanup();
+    await suite?.stop();
     await Promise.all([registries?.stop(), git?.stop()]);
   });
 

@@ -1,17 +1,18 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  agentAPermission,
+  type BrowserSuite,
   browserTestsRun,
   expectAccessible,
-  launchBrowser,
   PASSWORD,
   screenshot,
   signInInBrowser,
   signUpInBrowser,
+  startBrowserSuite,
 } from '../helpers/browser.js';
 import { FakeRegistries } from '../helpers/fake-registries.js';
-import { freePort } from '../helpers/service-process.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 const OLD = new Date('2020-01-01T00:00:00Z');
 
@@ -25,7 +26,7 @@ describe.skipIf(!browserTestsRun)('teams in the dashboard, in a real browser', (
   let registries: FakeRegistries;
   let t: TestApp;
   let base: string;
-  let close: () => Promise<void>;
+  let suite: BrowserSuite;
   let context: BrowserContext;
   let page: Page;
   let n = 0;
@@ -37,17 +38,12 @@ describe.skipIf(!browserTestsRun)('teams in the dashboard, in a real browser', (
     registries
       .addPackage('npm', 'evil-pkg', { versions: { '1.0.0': OLD } })
       .addMalware('npm', 'evil-pkg', 'MAL-2025-4243');
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startTestApp({ baseUrl: base, registries: registries.urls, rateLimits: { auth: 1000 } });
-    ({ close } = await t.listen({ port }));
-    browser = await launchBrowser();
+    suite = await startBrowserSuite({ registries: registries.urls });
+    ({ t, base, browser } = suite);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await t?.cleanup();
+    await suite?.stop();
     await registries?.stop();
   });
 
@@ -61,14 +57,7 @@ describe.skipIf(!browserTestsRun)('teams in the dashboard, in a real browser', (
   const shot = (name: string, on = page) => screenshot(on, name);
 
   /** What the agent A hook answers the key's owner for installing a known malicious package. */
-  const hook = async (key: string) => {
-    const res = await fetch(`${base}/api/hooks/agent-a`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ command: 'npm install evil-pkg', hook_event_name: 'beforeShellExecution' }),
-    });
-    return ((await res.json()) as { permission: string }).permission;
-  };
+  const hook = (key: string) => agentAPermission(base, key, 'npm install evil-pkg');
 
   /** Signs up in `page` and creates a team on the Team page. */
   async function createTeam(on: Page, email: string, name: string) {

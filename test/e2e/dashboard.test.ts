@@ -2,20 +2,21 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  agentAPermission,
+  type BrowserSuite,
   browserTestsRun,
   expectAccessible,
-  launchBrowser,
   PASSWORD,
   screenshot,
   signUpInBrowser,
+  startBrowserSuite,
 } from '../helpers/browser.js';
 import { FakeOAuthA } from '../helpers/fake-oauth.js';
 import { FakeRegistries } from '../helpers/fake-registries.js';
 import { fakeCloudKeyId, fakePaymentKey } from '../helpers/fake-secrets.js';
 import { GitHttpServer } from '../helpers/git-http-server.js';
 import { TestRepo } from '../helpers/git-repo.js';
-import { freePort } from '../helpers/service-process.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 const OLD = new Date('2020-01-01T00:00:00Z');
 
@@ -27,7 +28,7 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
   let repoUrl: string;
   let t: TestApp;
   let base: string;
-  let close: () => Promise<void>;
+  let suite: BrowserSuite;
   let context: BrowserContext;
   let page: Page;
 
@@ -49,23 +50,16 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
       .addPackage('npm', 'lodash', { versions: { '4.17.21': OLD } })
       .addPackage('npm', 'evil-pkg', { versions: { '1.0.0': OLD } })
       .addMalware('npm', 'evil-pkg', 'MAL-2025-4242');
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startTestApp({
-      baseUrl: base,
+    suite = await startBrowserSuite({
       registries: registries.urls,
       oauthA: { url: fake.url, clientId: fake.clientId, clientSecret: fake.clientSecret },
-      rateLimits: { auth: 1000 },
       env: { SVC_SCAN_HOSTS: `github.com,${git.origin}` },
     });
-    ({ close } = await t.listen({ port }));
-    browser = await launchBrowser();
+    ({ t, base, browser } = suite);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await t?.cleanup();
+    await suite?.stop();
     await Promise.all([fake?.stop(), registries?.stop(), git?.stop()]);
   });
 
@@ -210,14 +204,7 @@ describe.skipIf(!browserTestsRun)('the dashboard in a real browser', () => {
     await t.session('member@example.com', PASSWORD);
     await t.services.accounts.addMember('crew', 'member@example.com');
     const memberKey = await t.services.accounts.issueKey('member@example.com', 'agent');
-    const hook = async () => {
-      const res = await fetch(`${base}/api/hooks/agent-a`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${memberKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ command: 'npm install evil-pkg', hook_event_name: 'beforeShellExecution' }),
-      });
-      return ((await res.json()) as { permission: string }).permission;
-    };
+    const hook = () => agentAPermission(base, memberKey, 'npm install evil-pkg');
     expect(await hook()).toBe('deny');
 
     await page.getByRole('link', { name: 'Team' }).click();

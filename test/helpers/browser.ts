@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { freePort } from './service-process.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 /** Debian's chromium (apt-get install chromium); SVC_CHROMIUM points elsewhere. */
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
@@ -22,6 +24,62 @@ export const PASSWORD = 'correct horse battery';
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(RESULTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/** The service listening on loopback under its own base URL (cookies and Origin checks hold), and a browser. */
+export interface BrowserSuite {
+  t: TestApp;
+  base: string;
+  browser: Browser;
+  /** Closes the browser, stops listening and drops the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What every browser suite starts with. Sign-in is limited to 1,000 a minute per IP unless the
+ * suite says otherwise: a suite signs many people in from one address.
+ */
+export async function startBrowserSuite(
+  options: Omit<TestAppOptions, 'baseUrl'> = {},
+): Promise<BrowserSuite> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({
+    ...options,
+    baseUrl: base,
+    rateLimits: { auth: 1000, ...options.rateLimits },
+  });
+  try {
+    const { close } = await t.listen({ port });
+    const browser = await launchBrowser().catch(async (e: unknown) => {
+      await close();
+      throw e;
+    });
+    return {
+      t,
+      base,
+      browser,
+      async stop() {
+        await browser.close();
+        await close();
+        await t.cleanup();
+      },
+    };
+  } catch (e) {
+    await t.cleanup();
+    throw e;
+  }
+}
+
+/** What agent A's hook answers `key`'s owner for running `command` (the answer must be a 200). */
+export async function agentAPermission(base: string, key: string, command: string): Promise<string> {
+  const res = await fetch(`${base}/api/hooks/agent-a`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ command, hook_event_name: 'beforeShellExecution' }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { permission: string }).permission;
 }
 
 /** No serious or critical accessibility violation on the page as it is now. */
