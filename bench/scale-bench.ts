@@ -14,12 +14,12 @@
  * (default: this build's).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { floorCommand } from './floor.js';
 import { type Measurement, measure, measureAll, median } from './measure.js';
-import { buildSyntheticHistory } from './synthetic-history.js';
+import { cachedSyntheticHistory } from './synthetic-history.js';
 
 const root = join(import.meta.dirname, '..');
 const workDir = join(root, '.bench');
@@ -42,22 +42,15 @@ interface History {
 
 async function synthetic(commits: number): Promise<History> {
   const repo = join(workDir, `history-scale-${commits}-${bytesPerCommit}`);
-  if (!existsSync(join(repo, '.svc-bench.json'))) {
-    rmSync(repo, { recursive: true, force: true });
-    mkdirSync(workDir, { recursive: true });
-    const started = Date.now();
-    const built = await buildSyntheticHistory(repo, {
-      commits,
-      bytesPerCommit,
-      secretEvery: 97,
-      mergeEvery: 50,
-      filesPerDirectory: 100,
-      // A million commits are measured on fast-import's own pack (synthetic-history.ts).
-      repack: commits < REPACK_BELOW,
-    });
-    console.log(`built ${repo} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    writeFileSync(join(repo, '.svc-bench.json'), JSON.stringify(built));
-  }
+  await cachedSyntheticHistory(repo, {
+    commits,
+    bytesPerCommit,
+    secretEvery: 97,
+    mergeEvery: 50,
+    filesPerDirectory: 100,
+    // A million commits are measured on fast-import's own pack (synthetic-history.ts).
+    repack: commits < REPACK_BELOW,
+  });
   const name = `synthetic ${commits.toLocaleString('en')}${commits < REPACK_BELOW ? '' : ' (fast-import pack)'}`;
   return { name, repo };
 }

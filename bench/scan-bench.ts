@@ -9,12 +9,12 @@
  * SVC_BENCH_COMMITS / SVC_BENCH_BYTES_PER_COMMIT / SVC_BENCH_RUNS change the size and repetitions.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { floorCommand } from './floor.js';
 import { type Measurement, measureAll, median } from './measure.js';
-import { buildSyntheticHistory } from './synthetic-history.js';
+import { cachedSyntheticHistory } from './synthetic-history.js';
 
 const root = join(import.meta.dirname, '..');
 const commits = Number(process.env.SVC_BENCH_COMMITS ?? 24_000);
@@ -32,21 +32,12 @@ async function synthetic(): Promise<Source> {
   // v3: mostly small edits to long files, repacked as a host's clone would be (older copies are not
   // comparable).
   const repo = join(workDir, `history-v3-${commits}-${bytesPerCommit}`);
-  const stamp = join(repo, '.svc-bench.json');
-  if (!existsSync(stamp)) {
-    rmSync(repo, { recursive: true, force: true });
-    mkdirSync(workDir, { recursive: true });
-    const started = Date.now();
-    const built = await buildSyntheticHistory(repo, {
-      commits,
-      bytesPerCommit,
-      secretEvery: 97,
-      mergeEvery: 50,
-    });
-    console.log(`built ${repo} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    writeFileSync(stamp, JSON.stringify(built));
-  }
-  const built = JSON.parse(readFileSync(stamp, 'utf8'));
+  const built = await cachedSyntheticHistory(repo, {
+    commits,
+    bytesPerCommit,
+    secretEvery: 97,
+    mergeEvery: 50,
+  });
   return {
     repo,
     description:

@@ -1,5 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 
 /**
@@ -127,6 +129,27 @@ class Writer {
     );
     return this.mark;
   }
+}
+
+/**
+ * The synthetic history in `dir`, built once: a later run finds the stamp written when the build
+ * finished (`.svc-bench.json`, its figures) and reuses the repository; one without it (a build cut
+ * short) is built again.
+ */
+export async function cachedSyntheticHistory(
+  dir: string,
+  options: SyntheticOptions,
+): Promise<SyntheticHistory> {
+  const stamp = join(dir, '.svc-bench.json');
+  if (!existsSync(stamp)) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dirname(dir), { recursive: true });
+    const started = Date.now();
+    const built = await buildSyntheticHistory(dir, options);
+    console.log(`built ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    writeFileSync(stamp, JSON.stringify(built));
+  }
+  return JSON.parse(readFileSync(stamp, 'utf8')) as SyntheticHistory;
 }
 
 /** Creates a repository in `dir` (which must not exist yet) holding the synthetic history. */
