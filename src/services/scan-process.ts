@@ -1,6 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { type CommitRange, renderReport, ScanError, scanRepository } from '../scanner/index.js';
+import {
+  type CommitRange,
+  renderReport,
+  ScanError,
+  type ScanResult,
+  scanRepository,
+} from '../scanner/index.js';
+import type { ScanScope } from '../storage/index.js';
 import { createVerifier, type ProviderUrls } from '../verify/index.js';
 import { VERSION } from '../version.js';
 import type { ScanOutcome } from './scan-queue.js';
@@ -54,19 +61,7 @@ export function serveScanRequest(): void {
         send({ type: 'progress', done, total });
       },
     })
-      .then(async (result) => {
-        // A whole history's scan says what it covered; a range of commits (the application's) does not.
-        const scope =
-          request.commits === undefined
-            ? {
-                commits: result.commitsScanned,
-                ...(await countRefs(request.path)),
-                defaultBranch: result.defaultBranch,
-                incomplete: result.incomplete,
-              }
-            : undefined;
-        return { result, scope };
-      })
+      .then(async (result) => ({ result, scope: await scopeOf(request, result) }))
       .then(
         ({ result, scope }) => {
           // The report decides what of a finding leaves this process: never the secret.
@@ -93,6 +88,17 @@ export function serveScanRequest(): void {
         if (process.connected) process.disconnect();
       });
   });
+}
+
+/** What a whole history's scan covered; a range of commits (the application's) says nothing. */
+async function scopeOf(request: ScanProcessRequest, result: ScanResult): Promise<ScanScope | undefined> {
+  if (request.commits !== undefined) return undefined;
+  return {
+    commits: result.commitsScanned,
+    ...(await countRefs(request.path)),
+    defaultBranch: result.defaultBranch,
+    incomplete: result.incomplete,
+  };
 }
 
 /** The clone's branches and tags (a bare clone holds every branch under refs/heads). */
