@@ -23,7 +23,7 @@ import { VERSION } from '../version.js';
 import { assetsRoute } from '../web/assets.js';
 import { authRoutes } from '../web/auth-routes.js';
 import { dashboardRoutes } from '../web/dashboard-routes.js';
-import { pageHeaders } from '../web/page-support.js';
+import { pageHeaders, setPageHeaders } from '../web/page-support.js';
 import { ErrorPage, NotFoundPage, wantsNotFoundPage, wantsPage } from '../web/pages/error.js';
 import { passwordLinkRoutes } from '../web/password-link-routes.js';
 
@@ -55,9 +55,6 @@ export function createApp(deps: AppDeps) {
     ]),
   );
 
-  // Every HTML answer (pages, error and not-found pages) leaves with the pages' headers (CSP, no-store).
-  app.use('*', pageHeaders);
-
   // Liveness, for a load balancer's checks: the process answers. /healthz is readiness (it also needs
   // the database); a database restart must not take every instance out of rotation, since the hooks
   // keep answering while it is down.
@@ -75,6 +72,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', integrationsRoute(deps));
   app.route('/', assetsRoute());
   // The dashboard: pages under / and /dashboard, sign-in under /auth (20 requests a minute per IP).
+  for (const path of ['/', '/auth/*', '/dashboard', '/dashboard/*']) app.use(path, pageHeaders);
   app.get('/', (c) =>
     c.redirect(sessionIdOf(c, deps.config.baseUrl) === undefined ? '/auth/signin' : '/dashboard', 303),
   );
@@ -96,6 +94,8 @@ export function createApp(deps: AppDeps) {
 
   app.notFound((c) => {
     if (wantsNotFoundPage(c.req.path, c.req.header('accept'))) {
+      // Outside the page paths' middleware: the pages' headers set here.
+      setPageHeaders(c);
       return c.html(NotFoundPage({ path: c.req.path }), 404);
     }
     return c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404);

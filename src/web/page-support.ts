@@ -8,7 +8,11 @@ import { DomainError } from '../services/errors.js';
  */
 export const pageHeaders: MiddlewareHandler = async (c, next) => {
   await next();
-  if (!c.res.headers.get('content-type')?.startsWith('text/html')) return;
+  if (c.res.headers.get('content-type')?.startsWith('text/html')) setPageHeaders(c);
+};
+
+/** The pages' headers on an HTML answer made outside the page paths (the not-found page). */
+export function setPageHeaders(c: Context): void {
   c.header(
     'content-security-policy',
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; " +
@@ -18,7 +22,7 @@ export const pageHeaders: MiddlewareHandler = async (c, next) => {
   c.header('referrer-policy', 'same-origin');
   c.header('x-content-type-options', 'nosniff');
   c.header('cache-control', 'no-store');
-};
+}
 
 /** A form's text field ('' when absent or a file). */
 export async function formFields(c: Context): Promise<(name: string) => string> {
