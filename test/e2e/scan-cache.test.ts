@@ -161,7 +161,7 @@ describe('svc scan --cache', () => {
       'rev-list --parents --all --stdin',
       'rev-list -n 1 --stdin --not --all',
       // The full listing, as one segment of at most 65,536 commits (history.ts).
-      'rev-list --boundary --max-count=65536 --all',
+      'rev-list --boundary --max-count=262144 --all',
     ]);
     // main rewritten, but its old tip is the tag's: still reachable.
     repo.git('reset', '-q', '--hard', 'HEAD~1');
@@ -173,7 +173,7 @@ describe('svc scan --cache', () => {
       'rev-list --parents --all --stdin',
       'rev-list -n 1 --stdin --not --all',
       // The full listing, as one segment of at most 65,536 commits (history.ts).
-      'rev-list --boundary --max-count=65536 --all',
+      'rev-list --boundary --max-count=262144 --all',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,47 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       const { blobFirst, diff } = await bothWays(dir);
       expect(diff.unreadableCommits.length).toBeGreaterThanOrEqual(3);
       expect(report(blobFirst)).toBe(report(diff));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads each commit that names a missing object with a git of its own, not in a run of many', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
+    try {
+      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, dir]);
+      const id = (rev: string) =>
+        execFileSync('git', ['-C', dir, 'rev-parse', rev], { encoding: 'utf8' }).trim();
+      deleteObjects(dir, [id('main~14:src/long.js'), id('side:side/feature.js'), id('main~8^{tree}')]);
+      // A git that records, for each `git log -p` it runs, its exit code and how many commits it
+      // was given (before any `--` on its standard input).
+      const log = join(dir, 'diff-runs.txt');
+      const wrapper = join(dir, 'git-recording');
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        wrapper,
+        [
+          '#!/bin/sh',
+          'case " $* " in',
+          `  *" -p "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
+          `    echo "$code $(sed '/^--$/q' "$input" | grep -c '^[0-9a-f]')" >> "${log}"; rm -f "$input"; exit $code ;;`,
+          'esac',
+          `exec "${realGit}" "$@"`,
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: wrapper });
+      const diff = await scanRepository({ path: dir, method: 'diff' });
+      expect(report(blobFirst)).toBe(report(diff));
+      const runs = readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ').map(Number) as [number, number]);
+      const failed = runs.filter(([code]) => code !== 0);
+      // Each unreadable commit failed once, alone; the commits with findings went in runs of many.
+      expect(failed.map(([, commits]) => commits)).toEqual(diff.unreadableCommits.map(() => 1));
+      expect(runs.some(([code, commits]) => code === 0 && commits > 1)).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

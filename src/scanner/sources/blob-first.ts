@@ -1,5 +1,5 @@
 import { BlobStream } from './blob-stream.js';
-import { BlobState, BlobTable } from './blob-table.js';
+import { BlobState, BlobTable, CommitVerdict } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
 import { BOUNDED_PACK_MEMORY, type GitRunner, isOneInputLine, runGit } from './git.js';
 import { CommitList, type HistoryScanOptions, ReversedCommits, scanCommitsByDiff } from './history.js';
@@ -74,6 +74,8 @@ async function readThroughGate(
 ): Promise<string[]> {
   const gate = new DeferredGate(blobs);
   const commitsToDiff: string[] = [];
+  /** Commits git will most likely fail on (unlisted, or naming a missing blob): diffed one by one. */
+  const suspects: string[] = [];
   // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
   // was measured: its gain was within the noise of a shared machine, and two more git processes with
   // their caches take the scan over its 300 MB budget.
@@ -103,7 +105,7 @@ async function readThroughGate(
       },
       (sha) => {
         unlisted++;
-        commitsToDiff.push(sha);
+        suspects.push(sha);
       },
       'combined',
       undefined,
@@ -120,9 +122,9 @@ async function readThroughGate(
   // The clean merges, for a damaged repository's second look (mergesTouchingMissingBlobs).
   let cleanMerges = new Int32Array(blobs.missingCount > 0 ? 1024 : 0);
   let cleanMergeCount = 0;
-  blobs.decideCommits((place, mayAddDetectionLine) => {
-    if (mayAddDetectionLine) {
-      commitsToDiff.push(ordered.at(place));
+  blobs.decideCommits((place, verdict) => {
+    if (verdict !== CommitVerdict.Clean) {
+      (verdict === CommitVerdict.NamesMissingBlob ? suspects : commitsToDiff).push(ordered.at(place));
       return;
     }
     onCommitDone();
@@ -140,9 +142,16 @@ async function readThroughGate(
       unlisted === 0 ? limitingPaths(requests.pathsNumbered(blobs.pathsNamingMissing())) : undefined;
     const limit = paths?.every(isOneInputLine) ? paths : undefined;
     const clean = ordered.pick(cleanMerges, cleanMergeCount);
-    commitsToDiff.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
+    suspects.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
   }
-  return scanCommitsByDiff(options, CommitList.of(commitsToDiff), onCommitDone, MIN_DIFF_COMMITS_PER_PROCESS);
+  return scanCommitsByDiff(
+    options,
+    CommitList.of(commitsToDiff),
+    onCommitDone,
+    MIN_DIFF_COMMITS_PER_PROCESS,
+    undefined,
+    suspects,
+  );
 }
 
 /**

@@ -17,6 +17,19 @@ export enum BlobState {
   Missing = 4,
 }
 
+/** What the gate's figures say of one commit's diff (BlobTable.decideCommits). */
+export enum CommitVerdict {
+  /** Provably adds no detection line: git's diff is not needed. */
+  Clean = 0,
+  /** May add a detection line: git's diff decides. */
+  MayAddDetectionLine = 1,
+  /**
+   * Names a missing blob: git's diff will most likely fail on it, and is run for it alone
+   * (history.ts: one failure in a batch costs the batch's run up to it, and two more runs).
+   */
+  NamesMissingBlob = 2,
+}
+
 /**
  * Blob ids interned as small integers, each requested once from the `git cat-file` stream, with
  * each one's state, and for each blob the versions it replaced in the commit that first brought it
@@ -96,12 +109,12 @@ export class BlobTable {
   }
 
   /**
-   * Calls `decide` with each recorded commit, in the order recorded, and whether git's diff of it
-   * may add a detection line (mayAddDetectionLine). Once every blob is gated.
+   * Calls `decide` with each recorded commit, in the order recorded, and what git's diff of it may
+   * do (verdictOf). Once every blob is gated.
    */
-  decideCommits(decide: (commit: number, mayAddDetectionLine: boolean) => void): void {
+  decideCommits(decide: (commit: number, verdict: CommitVerdict) => void): void {
     this.log.readAll((numbers, from, to) => {
-      decide(numbers[from]!, this.mayAddDetectionLine(numbers, from + 1, to));
+      decide(numbers[from]!, this.verdictOf(numbers, from + 1, to));
     });
   }
 
@@ -111,26 +124,34 @@ export class BlobTable {
   }
 
   /**
-   * Whether git's diff of the commit whose entries are `entries[from, to)` may add a detection line,
-   * or may fail on a missing blob. git's line diff (xdiff) trims the lines two versions share at
+   * Whether git's diff of the commit whose entries are `entries[from, to)` may fail on a missing
+   * blob, else whether it may add a detection line. git's line diff (xdiff) trims the lines two versions share at
    * both ends before it diffs, and its later sliding of a change only swaps lines of equal content,
    * so every line it calls added has the content of a line outside the shared ends: the region the
    * gate read for a CleanAgainstPair blob.
    */
-  private mayAddDetectionLine(entries: Int32Array, from: number, end: number): boolean {
+  private verdictOf(entries: Int32Array, from: number, end: number): CommitVerdict {
+    let verdict = CommitVerdict.Clean;
     for (let i = from; i < end; ) {
       const added = entries[i + 1]!;
       const oldCount = entries[i + 2]!;
       const stored = entries.subarray(i + 3, i + 3 + oldCount);
       i += 3 + oldCount;
-      if (stored.some((o) => this.state[o < 0 ? -o - 1 : o] === BlobState.Missing)) return true;
+      if (stored.some((o) => this.state[o < 0 ? -o - 1 : o] === BlobState.Missing)) {
+        return CommitVerdict.NamesMissingBlob;
+      }
       if (added === -1) continue;
       const state = this.state[added];
-      if (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) return true;
+      if (state === BlobState.Missing) return CommitVerdict.NamesMissingBlob;
       // The versions git diffs the new blob against are the ones stored as is.
-      if (state === BlobState.CleanAgainstPair && !stored.includes(this.pairedWith[added]!)) return true;
+      if (
+        (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) ||
+        (state === BlobState.CleanAgainstPair && !stored.includes(this.pairedWith[added]!))
+      ) {
+        verdict = CommitVerdict.MayAddDetectionLine;
+      }
     }
-    return false;
+    return verdict;
   }
 
   /**
