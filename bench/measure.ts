@@ -15,10 +15,26 @@ export interface Measurement {
    * the sum is the physical memory the tree holds, counted once.
    */
   peakTreePssMiB: number;
+  /**
+   * Peak of the summed anonymous resident memory of the tree (heaps, stacks, caches: what only the
+   * processes hold), without the file pages they map (git's pack and its index, read-only and
+   * clean: page cache the kernel takes back when it needs the room, and shared with every reader).
+   */
+  peakTreeAnonMiB: number;
   code: number | null;
 }
 
 const PAGE_KIB = 4;
+
+/** A process's anonymous resident memory in KiB (0 once it has ended). */
+function anonKiB(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'latin1');
+    return Number(/^RssAnon:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
 
 /** A process's proportional set size in KiB (0 once it has ended). */
 function pssKiB(pid: number): number {
@@ -30,10 +46,17 @@ function pssKiB(pid: number): number {
   }
 }
 
-export function treeMemory(root: number): { total: number; largest: number; own: number; pss: number } {
+export function treeMemory(root: number): {
+  total: number;
+  largest: number;
+  own: number;
+  pss: number;
+  anon: number;
+} {
   let total = 0;
   let largest = 0;
   let pss = 0;
+  let anon = 0;
   let own = 0;
   const stack = [root];
   while (stack.length > 0) {
@@ -43,9 +66,10 @@ export function treeMemory(root: number): { total: number; largest: number; own:
     total += rss;
     largest = Math.max(largest, rss);
     pss += pssKiB(pid);
+    anon += anonKiB(pid);
     stack.push(...childrenOf(pid));
   }
-  return { total, largest, own, pss };
+  return { total, largest, own, pss, anon };
 }
 
 /** A process's resident memory in KiB (0 once it has ended). */
@@ -99,10 +123,12 @@ export function measure(
     let peakLargest = 0;
     let peakRoot = 0;
     let peakPss = 0;
+    let peakAnon = 0;
     const timer = setInterval(() => {
       if (child.pid === undefined || !sampleMemory) return;
-      const { total, largest, own, pss } = treeMemory(child.pid);
+      const { total, largest, own, pss, anon } = treeMemory(child.pid);
       peakPss = Math.max(peakPss, pss);
+      peakAnon = Math.max(peakAnon, anon);
       peakRoot = Math.max(peakRoot, own);
       peakTree = Math.max(peakTree, total);
       peakLargest = Math.max(peakLargest, largest);
@@ -116,6 +142,7 @@ export function measure(
         peakLargestMiB: peakLargest / 1024,
         peakRootMiB: peakRoot / 1024,
         peakTreePssMiB: peakPss / 1024,
+        peakTreeAnonMiB: peakAnon / 1024,
         code,
       });
     });

@@ -97,6 +97,7 @@ for (const history of histories) {
       `${(scanSeconds / floorSeconds).toFixed(2)}x`.padStart(6),
       `${mib(scan, 'peakTreeMiB')} MiB`.padStart(9),
       `${mib(scan, 'peakTreePssMiB')} MiB`.padStart(9),
+      `${mib(scan, 'peakTreeAnonMiB')} MiB`.padStart(9),
       `${mib(scan, 'peakRootMiB')} MiB`.padStart(9),
       `${mib(floor, 'peakTreeMiB')} MiB`.padStart(9),
     ].join(' '),
@@ -107,7 +108,10 @@ for (const history of histories) {
 console.log(
   `\n${runs} run(s) each, machine: ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores, 1-minute load ` +
     `average ${Math.min(...load).toFixed(1)}-${Math.max(...load).toFixed(1)}; scan wall from a run without the ` +
-    'memory sampler, memory from a sampled run; floor: `git cat-file --batch` of every blob, pack order',
+    'memory sampler, memory from a sampled run; floor: `git cat-file --batch` of every blob, pack order. ' +
+    'Memory: "all procs" sums every process\'s resident memory (a page two processes map counts twice), ' +
+    '"PSS" counts a shared page once, "anon" leaves out the file pages mapped (the pack and its index: ' +
+    'clean page cache the kernel can take back); "node" is the scan\'s own process.',
 );
 console.log(
   [
@@ -119,6 +123,7 @@ console.log(
     'ratio'.padStart(6),
     'all procs'.padStart(9),
     'all, PSS'.padStart(9),
+    'all, anon'.padStart(9),
     'node'.padStart(9),
     'floor mem'.padStart(9),
   ].join(' '),

@@ -96,6 +96,59 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     }
   });
 
+  it('lists again only the merges that descend from a commit bringing in a missing blob', async () => {
+    const history = new TestRepo();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
+    try {
+      const topic = (i: number) => {
+        history.git('checkout', '-q', '-b', `topic${i}`, 'main');
+        history.commitFiles({ [`topics/t${i}.txt`]: `topic ${i}\n`.repeat(3) }, `topic ${i}`);
+        history.git('checkout', '-q', 'main');
+        history.git('merge', '-q', '--no-ff', '--no-edit', `topic${i}`);
+      };
+      history.commitFiles({ 'README.md': 'start\n' }, 'start');
+      for (let i = 0; i < 30; i++) topic(i);
+      history.git('checkout', '-q', '-b', 'late', 'main');
+      history.commitFiles({ 'late/lost.txt': 'a version that goes missing\n'.repeat(10) }, 'lost');
+      history.commitFiles({ 'late/kept.txt': 'kept\n' }, 'kept');
+      history.git('checkout', '-q', 'main');
+      history.git('merge', '-q', '--no-ff', '--no-edit', 'late');
+      for (let i = 30; i < 32; i++) topic(i);
+      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', history.dir, dir]);
+      deleteObjects(dir, [history.git('rev-parse', 'late~1:late/lost.txt')]);
+      // A git that records how many commits each per-parent listing (`-m`) was given.
+      const log = join(dir, 'merge-listings.txt');
+      const wrapper = join(dir, 'git-recording');
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        wrapper,
+        [
+          '#!/bin/sh',
+          'case " $* " in',
+          `  *" -m "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
+          `    sed '/^--$/q' "$input" | grep -c '^[0-9a-f]' >> "${log}"; rm -f "$input"; exit $code ;;`,
+          'esac',
+          `exec "${realGit}" "$@"`,
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: wrapper });
+      const diff = await scanRepository({ path: dir, method: 'diff' });
+      expect(report(blobFirst)).toBe(report(diff));
+      expect(diff.unreadableCommits.length).toBeGreaterThanOrEqual(1);
+      const listed = readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .reduce((sum, n) => sum + Number(n), 0);
+      // The merge of `late` and the two after it, not the 30 before.
+      expect(listed).toBeLessThanOrEqual(3);
+    } finally {
+      history.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     [0, 'the paths themselves'],
     [20, 'their first components'],

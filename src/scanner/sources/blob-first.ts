@@ -1,8 +1,15 @@
 import { BlobStream } from './blob-stream.js';
 import { BlobState, BlobTable, CommitVerdict } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
+import { descendantsOf } from './descendants.js';
 import { BOUNDED_PACK_MEMORY, type GitRunner, isOneInputLine, runGit } from './git.js';
-import { CommitList, type HistoryScanOptions, ReversedCommits, scanCommitsByDiff } from './history.js';
+import {
+  CommitList,
+  type HistoryScanOptions,
+  REV_LIST_SEGMENT,
+  ReversedCommits,
+  scanCommitsByDiff,
+} from './history.js';
 import { ownString } from './own-string.js';
 import { PathOrderedRequests } from './request-order.js';
 import { listTreeChanges } from './tree-changes.js';
@@ -141,7 +148,16 @@ async function readThroughGate(
     const paths =
       unlisted === 0 ? limitingPaths(requests.pathsNumbered(blobs.pathsNamingMissing())) : undefined;
     const limit = paths?.every(isOneInputLine) ? paths : undefined;
-    const clean = ordered.pick(cleanMerges, cleanMergeCount);
+    // And which merges can name one (descendants.ts), when the walk that tells it is likely to pay.
+    const near =
+      unlisted === 0
+        ? await mergesNearMissing(options.git, ordered, blobs, cleanMerges, cleanMergeCount)
+        : null;
+    let count = 0;
+    for (let i = 0; i < cleanMergeCount; i++) {
+      if (near === null || near(ordered.at(cleanMerges[i]!))) cleanMerges[count++] = cleanMerges[i]!;
+    }
+    const clean = ordered.pick(cleanMerges, count);
     suspects.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
   }
   return scanCommitsByDiff(
@@ -151,6 +167,35 @@ async function readThroughGate(
     MIN_DIFF_COMMITS_PER_PROCESS,
     undefined,
     suspects,
+  );
+}
+
+/**
+ * Which merges can name a missing blob: only one of the commits that brought one in and their
+ * descendants (descendants.ts), when walking the history to find those is likely to cost less
+ * than listing every clean merge once more: the history walks in one segment, and at most half
+ * the clean merges come later in the listing (oldest first) than the first commit that brought
+ * one in (a descendant is almost always dated after it; the guess only decides whether to walk).
+ * On git/git (56,000 merges; its 38 missing blobs brought in by 8 recent commits with 25 merges
+ * after them) the listing of merges took 10.5 s of git's time, the walk 2-3 s.
+ */
+async function mergesNearMissing(
+  git: GitRunner,
+  ordered: ReversedCommits,
+  blobs: BlobTable,
+  cleanMerges: Int32Array,
+  cleanMergeCount: number,
+): Promise<((sha: string) => boolean) | null> {
+  if (ordered.length > REV_LIST_SEGMENT) return null;
+  const roots = blobs.commitsBringingMissing();
+  if (roots.length === 0) return null;
+  const first = Math.min(...roots);
+  let later = 0;
+  for (let i = 0; i < cleanMergeCount; i++) if (cleanMerges[i]! > first) later++;
+  if (later * 2 > cleanMergeCount) return null;
+  return descendantsOf(
+    git,
+    roots.map((place) => ordered.at(place)),
   );
 }
 

@@ -176,6 +176,25 @@ export class BlobTable {
   }
 
   /**
+   * The commits (by number) whose record brings in a missing blob at some path. When no commit went
+   * unlisted, every tree that holds a missing blob is one of theirs or a descendant's (as for
+   * pathsNamingMissing: every (path, blob) of a tree was brought in by a listed commit).
+   */
+  commitsBringingMissing(): number[] {
+    const commits: number[] = [];
+    this.log.readAll((entries, from, end) => {
+      for (let i = from + 1; i < end; i += 3 + entries[i + 2]!) {
+        const added = entries[i + 1]!;
+        if (added !== -1 && this.state[added] === BlobState.Missing) {
+          commits.push(entries[from]!);
+          return;
+        }
+      }
+    });
+    return commits;
+  }
+
+  /**
    * The versions blob `index` replaces in the commit that first brought it in, while it waits to
    * be gated; undefined before that commit is listed, and once forgotten.
    */

@@ -43,6 +43,13 @@ const GIT_ENV_OVERRIDES: Record<string, string> = {
  */
 export const BOUNDED_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=8m', '-c', 'core.packedGitLimit=64m'];
 
+/**
+ * Small pack windows for a `git rev-list` of commits: it reads only commits, which a pack keeps together at its
+ * start. On git/git (203,352 commits) one `git rev-list --all` was 137 MB resident with the scan's
+ * other gits' 32 MB within 96 MB, 75 MB with these, in the same time.
+ */
+export const COMMIT_WALK_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=4m', '-c', 'core.packedGitLimit=16m'];
+
 /** Whether git reads `text` as one line of its standard input (it splits at LF, drops a CR before it). */
 export function isOneInputLine(text: string): boolean {
   return !/[\r\n]/.test(text);

@@ -4,6 +4,7 @@ import { CommitFile, CommitList } from './commit-list.js';
 import { walkCommits } from './commit-walk.js';
 import { type AddedLineSink, COMMIT_FORMAT, DiffStreamParser, PATCH_OPTIONS } from './diff-parser.js';
 import {
+  COMMIT_WALK_PACK_MEMORY,
   firstLine,
   type GitRunner,
   HandlerGuard,
@@ -175,13 +176,6 @@ export async function listCommits(
 }
 
 /**
- * Small pack windows for `git rev-list`: it reads only commits, which a pack keeps together at its
- * start. On git/git (203,352 commits) one `git rev-list --all` was 137 MB resident with the scan's
- * other gits' 32 MB within 96 MB, 75 MB with these, in the same time.
- */
-const REV_LIST_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=4m', '-c', 'core.packedGitLimit=16m'];
-
-/**
  * Commits a `git rev-list` lists before the next one takes over (listCommitsToFile). git keeps an
  * object for every commit it met (about 200 bytes each, 330 with its tree): one `rev-list --all`
  * held 83 MB on git/git (203,352 commits) and 79 MB on 200,000 synthetic commits, and would hold
@@ -190,7 +184,7 @@ const REV_LIST_PACK_MEMORY = ['-c', 'core.packedGitWindowSize=4m', '-c', 'core.p
  * in one walk. Segments of 65,536 (about 50 MB each) cost the next segments' start from their
  * frontier and the refs' tips: on rails (52,489 refs) 2.8 s against 1.5 s for one walk.
  */
-const REV_LIST_SEGMENT = 262_144;
+export const REV_LIST_SEGMENT = 262_144;
 
 /** A segment's `git rev-list` output line: a commit listed, or (`-`) one of its boundary. */
 type RevListLine = (id: string, boundary: boolean) => void;
@@ -250,7 +244,7 @@ export async function listCommitsToFile(
       if (starts === null) {
         // The commits `--all` started from (every ref's and HEAD's, tags peeled); and every id
         // listed so far, which later segments may meet again.
-        const tips = await runGit(git, [...REV_LIST_PACK_MEMORY, 'rev-list', '--all', '--no-walk']);
+        const tips = await runGit(git, [...COMMIT_WALK_PACK_MEMORY, 'rev-list', '--all', '--no-walk']);
         if (tips.code !== 0) return failed(tips);
         starts = tips.stdout
           .toString('latin1')
@@ -299,7 +293,7 @@ function revListSegment(
   onLine: RevListLine,
 ): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const args = [...REV_LIST_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
+    const args = [...COMMIT_WALK_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
     const child = spawnGit(git, [...args, from === null ? '--all' : '--stdin']);
     const guard = new HandlerGuard(() => child.kill('SIGKILL'));
     let carry = '';

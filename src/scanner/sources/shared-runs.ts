@@ -1,5 +1,10 @@
 const NL = 0x0a;
-const BLOCK = 4096;
+/**
+ * The first block compared (then an eighth of it, and so on down to a byte). Each compare call
+ * costs about as much as comparing 1 KB: 32 KB first took a 40 KB file's common run 2.8 µs
+ * against 3.8 µs with 4 KB.
+ */
+const BLOCK = 32_768;
 /** A probe is whole lines of at least this many bytes: shorter ones ("}") recur everywhere. */
 const PROBE_MIN = 48;
 /** Parts of the region shorter than this are not split further: prefiltering them costs less. */
@@ -93,7 +98,7 @@ function findLine(a: Buffer, probe: Buffer, from: number, to: number, floor: num
 
 /**
  * How many bytes `b[.., bi)` and `a[.., ai)` share, going back no further than bs and as: compared
- * in blocks of 4 KB, then 512, 64, 8 and 1 bytes, so at memory speed.
+ * in blocks of 32 KB, then 4 KB, 512, 64, 8 and 1 bytes, so at memory speed.
  */
 export function commonBackward(b: Buffer, bs: number, bi: number, a: Buffer, as: number, ai: number): number {
   const room = Math.min(bi - bs, ai - as);
