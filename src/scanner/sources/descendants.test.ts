@@ -33,7 +33,10 @@ const git = () => ({ binary: 'git', repo: repo.dir });
 const every = () => repo.git('rev-list', '--all').split('\n');
 /** git's own answer for one root: the root and every commit on a path from it to a ref. */
 const gitDescendants = (root: string) =>
-  new Set([root, ...repo.git('rev-list', '--all', '--ancestry-path', `^${root}`).split('\n').filter(Boolean)]);
+  new Set([
+    root,
+    ...repo.git('rev-list', '--all', '--ancestry-path', `^${root}`).split('\n').filter(Boolean),
+  ]);
 
 describe('descendantsOf', () => {
   it('is, for each commit as the only root, exactly what `git rev-list --ancestry-path` gives', async () => {
@@ -46,7 +49,11 @@ describe('descendantsOf', () => {
   });
 
   it('joins several roots, one a descendant of another, and knows no commit it never walked', async () => {
-    const roots = [repo.git('rev-parse', 'side~1'), repo.git('rev-parse', 'm1'), repo.git('rev-parse', 'lone')];
+    const roots = [
+      repo.git('rev-parse', 'side~1'),
+      repo.git('rev-parse', 'm1'),
+      repo.git('rev-parse', 'lone'),
+    ];
     const near = await descendantsOf(git(), roots);
     const expected = new Set(roots.flatMap((root) => [...gitDescendants(root)]));
     for (const sha of every()) expect(near!(sha)).toBe(expected.has(sha));
