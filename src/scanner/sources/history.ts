@@ -57,6 +57,13 @@ export { CommitFile, CommitList, type CommitSequence, ReversedCommits } from './
 
 /** Below this many commits a second git process costs more than it saves. */
 const MIN_COMMITS_PER_PROCESS = 1024;
+/**
+ * Contiguous runs per process at most: a process takes the next run when it ends one, so a run of
+ * heavy commits (large merges, big imports) does not leave the other core idle. git's diff of
+ * rails' 469 readable commits to read: two runs took 4.5 s and 1.95 s (4.0 s in all on two
+ * cores), eight 3.1 s.
+ */
+const RUNS_PER_PROCESS = 4;
 
 export interface HistoryScanOptions {
   git: GitRunner;
@@ -85,7 +92,7 @@ export async function scanCommitsByDiff(
 ): Promise<string[]> {
   const parts = partition(
     commits,
-    Math.max(1, Math.min(options.parallelism, Math.ceil(commits.length / minPerProcess))),
+    Math.max(1, Math.min(options.parallelism * RUNS_PER_PROCESS, Math.ceil(commits.length / minPerProcess))),
   );
   const unreadable: string[] = [];
   // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
