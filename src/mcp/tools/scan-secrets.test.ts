@@ -98,12 +98,14 @@ describe('scan_secrets is bounded whatever the input (contract 5)', () => {
     expect(result.total).toBeLessThanOrEqual(expectedTotal);
     expect(result.total).toBeGreaterThan(expectedTotal * 0.99);
     expect(result.passed).toBe(false);
-    // The first findings, in order: document 0's first lines.
-    expect(result.findings.slice(0, 3).map((f) => [f.document, f.line])).toEqual([
-      [0, 1],
-      [0, 2],
-      [0, 3],
-    ]);
+    // The first findings, in order: document 0's first ones, as the scanner finds them in that
+    // document alone (a random value may read as words and be skipped: not always lines 1 to 3).
+    const firstOfDocumentZero = scanText([{ content: docs[0]!.content, filename: docs[0]!.filename }], {
+      maxFindings: 3,
+    }).findings.map((f) => [0, f.line]);
+    expect(firstOfDocumentZero).toHaveLength(3);
+    expect(firstOfDocumentZero[2]![1]).toBeLessThan(10);
+    expect(result.findings.slice(0, 3).map((f) => [f.document, f.line])).toEqual(firstOfDocumentZero);
     expect(bytes).toBeLessThan(1024 * 1024);
     // The event loop was not held for the scan. Generous: the target is 100 ms (bench:mcp-max
     // measures it); a shared CI machine is slow, but a scan on the loop held it for seconds.

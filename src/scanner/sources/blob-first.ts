@@ -189,7 +189,9 @@ async function mergesNearMissing(
   if (ordered.length > REV_LIST_SEGMENT) return null;
   const roots = blobs.commitsBringingMissing();
   if (roots.length === 0) return null;
-  const first = Math.min(...roots);
+  // A loop, not Math.min(...roots): in a blobless clone every commit brings in a missing blob.
+  let first = roots[0]!;
+  for (const place of roots) first = Math.min(first, place);
   let later = 0;
   for (let i = 0; i < cleanMergeCount; i++) if (cleanMerges[i]! > first) later++;
   if (later * 2 > cleanMergeCount) return null;
