@@ -116,6 +116,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
       sink: collector,
       prefilter: PREFILTER,
       parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
+      wholeHistory: options.commits === undefined && gate.length === commits.length,
     };
     const unreadable = (
       await Promise.all([

@@ -149,6 +149,51 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     }
   });
 
+  it('in a range whose missing blobs older commits also brought in, gives the diff path report', async () => {
+    const history = new TestRepo();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
+    try {
+      const merge = (branch: string) => history.git('merge', '-q', '--no-ff', '--no-edit', branch);
+      const topic = (i: number) => {
+        history.git('checkout', '-q', '-b', `topic${i}`, 'main');
+        history.commitFiles({ [`topics/t${i}.txt`]: `topic ${i}\n`.repeat(3) }, `topic ${i}`);
+        history.git('checkout', '-q', 'main');
+        merge(`topic${i}`);
+      };
+      history.commitFiles({ 'README.md': 'start\n' }, 'start');
+      for (let i = 0; i < 4; i++) topic(i);
+      const beforeEarly = history.git('rev-parse', 'main');
+      history.git('checkout', '-q', '-b', 'early', 'main');
+      history.commitFiles({ 'early/lost.txt': 'an early version that goes missing\n'.repeat(10) }, 'early');
+      history.git('checkout', '-q', 'main');
+      merge('early');
+      const rangeStart = history.git('rev-parse', 'main');
+      // A branch from before `early`, merged after it: that merge's diff against it adds early/lost.txt.
+      history.git('checkout', '-q', '-b', 'stale', beforeEarly);
+      history.commitFiles({ 'stale.txt': 'stale\n' }, 'stale');
+      history.git('checkout', '-q', 'main');
+      for (let i = 4; i < 6; i++) topic(i);
+      merge('stale');
+      // In the range, a branch never merged brings in a second missing blob.
+      history.git('checkout', '-q', '-b', 'late', 'main');
+      history.commitFiles({ 'late/lost.txt': 'a late version that goes missing\n'.repeat(10) }, 'late');
+      history.git('checkout', '-q', 'main');
+      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', history.dir, dir]);
+      deleteObjects(dir, [
+        history.git('rev-parse', 'early:early/lost.txt'),
+        history.git('rev-parse', 'late:late/lost.txt'),
+      ]);
+      const commits = { tips: ['main', 'late'], exclude: [rangeStart] };
+      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', commits });
+      const diff = await scanRepository({ path: dir, method: 'diff', commits });
+      expect(diff.unreadableCommits).toContain(history.git('rev-parse', 'late'));
+      expect(report(blobFirst)).toBe(report(diff));
+    } finally {
+      history.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     [0, 'the paths themselves'],
     [20, 'their first components'],

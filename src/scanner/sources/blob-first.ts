@@ -144,15 +144,17 @@ async function readThroughGate(
     cleanMerges[cleanMergeCount++] = place;
   });
   if (blobs.missingCount > 0) {
-    // Where missing blobs can be is known when every commit was listed (pathsNamingMissing).
-    const paths =
-      unlisted === 0 ? limitingPaths(requests.pathsNumbered(blobs.pathsNamingMissing())) : undefined;
+    // Where missing blobs can be is known when the scan listed every commit the refs reach
+    // (pathsNamingMissing): not in a range, nor beside a cache, where older commits brought them in.
+    const everyBlobListed = unlisted === 0 && options.wholeHistory === true;
+    const paths = everyBlobListed
+      ? limitingPaths(requests.pathsNumbered(blobs.pathsNamingMissing()))
+      : undefined;
     const limit = paths?.every(isOneInputLine) ? paths : undefined;
     // And which merges can name one (descendants.ts), when the walk that tells it is likely to pay.
-    const near =
-      unlisted === 0
-        ? await mergesNearMissing(options.git, ordered, blobs, cleanMerges, cleanMergeCount)
-        : null;
+    const near = everyBlobListed
+      ? await mergesNearMissing(options.git, ordered, blobs, cleanMerges, cleanMergeCount)
+      : null;
     let count = 0;
     for (let i = 0; i < cleanMergeCount; i++) {
       if (near === null || near(ordered.at(cleanMerges[i]!))) cleanMerges[count++] = cleanMerges[i]!;
@@ -177,7 +179,9 @@ async function readThroughGate(
  * the clean merges come later in the listing (oldest first) than the first commit that brought
  * one in (a descendant is almost always dated after it; the guess only decides whether to walk).
  * On git/git (56,000 merges; its 38 missing blobs brought in by 8 recent commits with 25 merges
- * after them) the listing of merges took 10.5 s of git's time, the walk 2-3 s.
+ * after them) the listing of merges took 10.5 s of git's time, the walk 2-3 s. Only when the scan
+ * read every commit the refs reach: a scan of part of a history (a range, new commits since a
+ * cache) did not list the older commits that may have brought a missing blob in.
  */
 async function mergesNearMissing(
   git: GitRunner,
@@ -195,10 +199,13 @@ async function mergesNearMissing(
   let later = 0;
   for (let i = 0; i < cleanMergeCount; i++) if (cleanMerges[i]! > first) later++;
   if (later * 2 > cleanMergeCount) return null;
-  return descendantsOf(
+  const graph = await descendantsOf(
     git,
     roots.map((place) => ordered.at(place)),
   );
+  if (graph === null || graph.size !== ordered.length) return null;
+  for (let i = 0; i < ordered.length; i++) if (!graph.reachable(ordered.at(i))) return null;
+  return graph.descends;
 }
 
 /**

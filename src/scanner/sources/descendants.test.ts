@@ -44,7 +44,8 @@ describe('descendantsOf', () => {
       const near = await descendantsOf(git(), [root]);
       expect(near).not.toBeNull();
       const expected = gitDescendants(root);
-      for (const sha of every()) expect([sha, near!(sha)]).toEqual([sha, expected.has(sha)]);
+      for (const sha of every()) expect([sha, near!.descends(sha)]).toEqual([sha, expected.has(sha)]);
+      expect(near!.size).toBe(every().length);
     }
   });
 
@@ -56,8 +57,10 @@ describe('descendantsOf', () => {
     ];
     const near = await descendantsOf(git(), roots);
     const expected = new Set(roots.flatMap((root) => [...gitDescendants(root)]));
-    for (const sha of every()) expect(near!(sha)).toBe(expected.has(sha));
-    expect(near!('0'.repeat(40))).toBe(false);
+    for (const sha of every()) expect(near!.descends(sha)).toBe(expected.has(sha));
+    expect(near!.descends('0'.repeat(40))).toBe(false);
+    expect(near!.reachable('0'.repeat(40))).toBe(false);
+    expect(every().every((sha) => near!.reachable(sha))).toBe(true);
     expect(new Set(every()).size).toBeGreaterThan(expected.size);
   });
 

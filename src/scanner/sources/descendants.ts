@@ -1,12 +1,19 @@
 import { BlobIds } from './blob-ids.js';
 import { COMMIT_WALK_PACK_MEMORY, type GitRunner, HandlerGuard, spawnFailure, spawnGit } from './git.js';
 
-/** Whether a commit is one of the roots or descends from one. */
-export type IsDescendant = (sha: string) => boolean;
+/** What one walk of the commit graph tells of a commit. */
+export interface Descendants {
+  /** How many commits are reachable from the refs. */
+  size: number;
+  /** Whether the commit is reachable from a ref. */
+  reachable(sha: string): boolean;
+  /** Whether the commit is one of the roots or descends from one. */
+  descends(sha: string): boolean;
+}
 
 /**
- * The commits reachable from any ref that are one of `roots` or descend from one, as a test; null
- * when git could not walk the history (a damaged repository may have a commit it cannot read).
+ * The commits reachable from any ref that are one of `roots` or descend from one; null when git
+ * could not walk the history (a damaged repository may have a commit it cannot read).
  *
  * The graph comes from one `git rev-list --all --parents`, held in Node as numbers only: each
  * commit's id once (blob-ids.ts: 20 bytes and its table) and each parent link as two 32-bit numbers,
@@ -14,14 +21,18 @@ export type IsDescendant = (sha: string) => boolean;
  * keeps an object for every commit it meets (about 330 bytes each): the caller walks this way only
  * histories of one rev-list segment (history.ts), where that is bounded.
  */
-export async function descendantsOf(git: GitRunner, roots: readonly string[]): Promise<IsDescendant | null> {
+export async function descendantsOf(git: GitRunner, roots: readonly string[]): Promise<Descendants | null> {
   const graph = new ParentLinks();
   const code = await walkParents(git, (line) => graph.add(line));
   if (code !== 0) return null;
   const marked = graph.descendants(roots);
-  return (sha) => {
-    const index = graph.ids.find(sha);
-    return index !== -1 && marked[index] === 1;
+  return {
+    size: graph.ids.size,
+    reachable: (sha) => graph.ids.find(sha) !== -1,
+    descends: (sha) => {
+      const index = graph.ids.find(sha);
+      return index !== -1 && marked[index] === 1;
+    },
   };
 }
 

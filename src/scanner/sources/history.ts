@@ -71,6 +71,11 @@ export interface HistoryScanOptions {
   prefilter: RegExp;
   /** How many `git log` processes to run at once. */
   parallelism: number;
+  /**
+   * The commits to read are every commit the refs reach (no range, nothing left out by a cache):
+   * then every blob any tree holds was brought in by one of them (blob-first.ts relies on it).
+   */
+  wholeHistory?: boolean;
 }
 
 /**
