@@ -20,6 +20,47 @@ async function bothWays(path: string): Promise<{ blobFirst: ScanResult; diff: Sc
   return { blobFirst, diff };
 }
 
+/**
+ * A git that records, for each run whose arguments include `option` (`-p`: the diff pass; `-m`: the
+ * merges' per-parent listing), its exit code and how many commits it was given on its standard
+ * input (before any `--`). The scan uses it as its git binary.
+ */
+function recordingGit(
+  dir: string,
+  option: string,
+): { binary: string; runs(): [code: number, commits: number][] } {
+  const log = join(dir, `runs${option}.txt`);
+  const binary = join(dir, `git-recording${option}`);
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    binary,
+    [
+      '#!/bin/sh',
+      'case " $* " in',
+      `  *" ${option} "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
+      `    echo "$code $(sed '/^--$/q' "$input" | grep -c '^[0-9a-f]')" >> "${log}"; rm -f "$input"; exit $code ;;`,
+      'esac',
+      `exec "${realGit}" "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  const runs = () =>
+    readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ').map(Number) as [number, number]);
+  return { binary, runs };
+}
+
+/** A topic branch off `main` adding one file, merged back with a merge commit. */
+function mergeTopic(history: TestRepo, i: number): void {
+  history.git('checkout', '-q', '-b', `topic${i}`, 'main');
+  history.commitFiles({ [`topics/t${i}.txt`]: `topic ${i}\n`.repeat(3) }, `topic ${i}`);
+  history.git('checkout', '-q', 'main');
+  history.git('merge', '-q', '--no-ff', '--no-edit', `topic${i}`);
+}
+
 let repo: TestRepo;
 let secrets: string[];
 beforeAll(() => {
@@ -62,31 +103,11 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       const id = (rev: string) =>
         execFileSync('git', ['-C', dir, 'rev-parse', rev], { encoding: 'utf8' }).trim();
       deleteObjects(dir, [id('main~14:src/long.js'), id('side:side/feature.js'), id('main~8^{tree}')]);
-      // A git that records, for each `git log -p` it runs, its exit code and how many commits it
-      // was given (before any `--` on its standard input).
-      const log = join(dir, 'diff-runs.txt');
-      const wrapper = join(dir, 'git-recording');
-      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-      writeFileSync(
-        wrapper,
-        [
-          '#!/bin/sh',
-          'case " $* " in',
-          `  *" -p "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
-          `    echo "$code $(sed '/^--$/q' "$input" | grep -c '^[0-9a-f]')" >> "${log}"; rm -f "$input"; exit $code ;;`,
-          'esac',
-          `exec "${realGit}" "$@"`,
-          '',
-        ].join('\n'),
-        { mode: 0o755 },
-      );
-      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: wrapper });
+      const git = recordingGit(dir, '-p');
+      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
       const diff = await scanRepository({ path: dir, method: 'diff' });
       expect(report(blobFirst)).toBe(report(diff));
-      const runs = readFileSync(log, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => line.split(' ').map(Number) as [number, number]);
+      const runs = git.runs();
       const failed = runs.filter(([code]) => code !== 0);
       // Each unreadable commit failed once, alone; the commits with findings went in runs of many.
       expect(failed.map(([, commits]) => commits)).toEqual(diff.unreadableCommits.map(() => 1));
@@ -100,12 +121,7 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     const history = new TestRepo();
     const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {
-      const topic = (i: number) => {
-        history.git('checkout', '-q', '-b', `topic${i}`, 'main');
-        history.commitFiles({ [`topics/t${i}.txt`]: `topic ${i}\n`.repeat(3) }, `topic ${i}`);
-        history.git('checkout', '-q', 'main');
-        history.git('merge', '-q', '--no-ff', '--no-edit', `topic${i}`);
-      };
+      const topic = (i: number) => mergeTopic(history, i);
       history.commitFiles({ 'README.md': 'start\n' }, 'start');
       for (let i = 0; i < 30; i++) topic(i);
       history.git('checkout', '-q', '-b', 'late', 'main');
@@ -116,31 +132,12 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       for (let i = 30; i < 32; i++) topic(i);
       execFileSync('git', ['clone', '-q', '--no-local', '--mirror', history.dir, dir]);
       deleteObjects(dir, [history.git('rev-parse', 'late~1:late/lost.txt')]);
-      // A git that records how many commits each per-parent listing (`-m`) was given.
-      const log = join(dir, 'merge-listings.txt');
-      const wrapper = join(dir, 'git-recording');
-      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-      writeFileSync(
-        wrapper,
-        [
-          '#!/bin/sh',
-          'case " $* " in',
-          `  *" -m "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
-          `    sed '/^--$/q' "$input" | grep -c '^[0-9a-f]' >> "${log}"; rm -f "$input"; exit $code ;;`,
-          'esac',
-          `exec "${realGit}" "$@"`,
-          '',
-        ].join('\n'),
-        { mode: 0o755 },
-      );
-      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: wrapper });
+      const git = recordingGit(dir, '-m');
+      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
       const diff = await scanRepository({ path: dir, method: 'diff' });
       expect(report(blobFirst)).toBe(report(diff));
       expect(diff.unreadableCommits.length).toBeGreaterThanOrEqual(1);
-      const listed = readFileSync(log, 'utf8')
-        .trim()
-        .split('\n')
-        .reduce((sum, n) => sum + Number(n), 0);
+      const listed = git.runs().reduce((sum, [, commits]) => sum + commits, 0);
       // The merge of `late` and the two after it, not the 30 before.
       expect(listed).toBeLessThanOrEqual(3);
     } finally {
@@ -154,12 +151,7 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {
       const merge = (branch: string) => history.git('merge', '-q', '--no-ff', '--no-edit', branch);
-      const topic = (i: number) => {
-        history.git('checkout', '-q', '-b', `topic${i}`, 'main');
-        history.commitFiles({ [`topics/t${i}.txt`]: `topic ${i}\n`.repeat(3) }, `topic ${i}`);
-        history.git('checkout', '-q', 'main');
-        merge(`topic${i}`);
-      };
+      const topic = (i: number) => mergeTopic(history, i);
       history.commitFiles({ 'README.md': 'start\n' }, 'start');
       for (let i = 0; i < 4; i++) topic(i);
       const beforeEarly = history.git('rev-parse', 'main');

@@ -13,6 +13,7 @@ import {
 import { ownString } from './own-string.js';
 import { PathOrderedRequests } from './request-order.js';
 import { listTreeChanges } from './tree-changes.js';
+import { grown } from './typed-arrays.js';
 
 /**
  * Blob-first scanning (see docs/ARCHITECTURE.md, "Why this design"). git's line diffs are the cost
@@ -136,11 +137,7 @@ async function readThroughGate(
     }
     onCommitDone();
     if (blobs.missingCount === 0 || (merges[place >> 3]! & (1 << (place & 7))) === 0) return;
-    if (cleanMergeCount === cleanMerges.length) {
-      const more = new Int32Array(cleanMerges.length * 2);
-      more.set(cleanMerges);
-      cleanMerges = more;
-    }
+    if (cleanMergeCount === cleanMerges.length) cleanMerges = grown(cleanMerges);
     cleanMerges[cleanMergeCount++] = place;
   });
   if (blobs.missingCount > 0) {

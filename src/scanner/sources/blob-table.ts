@@ -2,6 +2,7 @@ import { BlobIds } from './blob-ids.js';
 import { RecordLog } from './record-log.js';
 import type { PathOrderedRequests } from './request-order.js';
 import type { TreeChange } from './tree-changes.js';
+import { grown } from './typed-arrays.js';
 
 export enum BlobState {
   Pending = 0,
@@ -224,11 +225,4 @@ export class BlobTable {
     stream.request(id, index);
     return index;
   }
-}
-
-/** A copy of `array` with room for at least `needed` elements (twice the room, or more). */
-function grown<T extends Uint8Array | Int32Array>(array: T, needed: number): T {
-  const copy = new (array.constructor as new (length: number) => T)(Math.max(array.length * 2, needed));
-  copy.set(array);
-  return copy;
 }

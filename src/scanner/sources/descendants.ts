@@ -1,5 +1,6 @@
 import { BlobIds } from './blob-ids.js';
-import { COMMIT_WALK_PACK_MEMORY, type GitRunner, HandlerGuard, spawnFailure, spawnGit } from './git.js';
+import { COMMIT_WALK_PACK_MEMORY, type GitRunner, gitLines } from './git.js';
+import { grown } from './typed-arrays.js';
 
 /** What one walk of the commit graph tells of a commit. */
 export interface Descendants {
@@ -23,8 +24,10 @@ export interface Descendants {
  */
 export async function descendantsOf(git: GitRunner, roots: readonly string[]): Promise<Descendants | null> {
   const graph = new ParentLinks();
-  const code = await walkParents(git, (line) => graph.add(line));
-  if (code !== 0) return null;
+  const walk = await gitLines(git, [...COMMIT_WALK_PACK_MEMORY, 'rev-list', '--all', '--parents'], (line) =>
+    graph.add(line),
+  );
+  if (walk.code !== 0) return null;
   const marked = graph.descendants(roots);
   return {
     size: graph.ids.size,
@@ -49,8 +52,8 @@ class ParentLinks {
     const child = this.ids.intern(fields[0]!);
     for (let i = 1; i < fields.length; i++) {
       if (this.links === this.children.length) {
-        this.children = doubled(this.children);
-        this.parents = doubled(this.parents);
+        this.children = grown(this.children);
+        this.parents = grown(this.parents);
       }
       this.children[this.links] = child;
       this.parents[this.links++] = this.ids.intern(fields[i]!);
@@ -94,32 +97,4 @@ class ParentLinks {
     }
     return marked;
   }
-}
-
-function doubled(array: Int32Array): Int32Array {
-  const copy = new Int32Array(array.length * 2);
-  copy.set(array);
-  return copy;
-}
-
-/** Runs `git rev-list --all --parents`, one call a line; resolves with git's exit code. */
-function walkParents(git: GitRunner, onLine: (line: string) => void): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawnGit(git, [...COMMIT_WALK_PACK_MEMORY, 'rev-list', '--all', '--parents']);
-    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
-    let carry = '';
-    child.stdout.on('data', (chunk: Buffer) =>
-      guard.run(() => {
-        const lines = (carry + chunk.toString('latin1')).split('\n');
-        carry = lines.pop()!;
-        for (const line of lines) if (line !== '') onLine(line);
-      }),
-    );
-    child.stderr.resume();
-    child.on('error', (e) => reject(spawnFailure(git, e)));
-    child.on('close', (code) => {
-      if (guard.failed) reject(guard.error);
-      else resolve(code ?? 128);
-    });
-  });
 }

@@ -153,6 +153,39 @@ export function runGit(git: GitRunner, args: readonly string[], input?: Buffer |
   });
 }
 
+/**
+ * Runs a git command whose output is lines (latin1), calling `onLine` with each non-empty one as it
+ * comes, never holding the whole output; a throw from `onLine` ends git and rejects.
+ */
+export function gitLines(
+  git: GitRunner,
+  args: readonly string[],
+  onLine: (line: string) => void,
+  input?: string,
+): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(git, args);
+    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
+    let carry = '';
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) =>
+      guard.run(() => {
+        const lines = (carry + chunk.toString('latin1')).split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) if (line !== '') onLine(line);
+      }),
+    );
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(spawnFailure(git, e)));
+    child.on('close', (code) => {
+      if (guard.failed) reject(guard.error);
+      else resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8') });
+    });
+    child.stdin.on('error', () => {}); // git died early; its exit code says so.
+    child.stdin.end(input);
+  });
+}
+
 /** Like runGit, but a non-zero exit is a fatal error with git's own first message line. */
 export async function gitOrThrow(git: GitRunner, args: readonly string[]): Promise<string> {
   const result = await runGit(git, args);

@@ -7,6 +7,7 @@ import {
   COMMIT_WALK_PACK_MEMORY,
   firstLine,
   type GitRunner,
+  gitLines,
   HandlerGuard,
   isOneInputLine,
   runGit,
@@ -304,31 +305,16 @@ function revListSegment(
   segment: number,
   onLine: RevListLine,
 ): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const args = [...COMMIT_WALK_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
-    const child = spawnGit(git, [...args, from === null ? '--all' : '--stdin']);
-    const guard = new HandlerGuard(() => child.kill('SIGKILL'));
-    let carry = '';
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) =>
-      guard.run(() => {
-        const lines = (carry + chunk.toString('latin1')).split('\n');
-        carry = lines.pop()!;
-        for (const line of lines) {
-          if (line.charCodeAt(0) === 0x2d /* - */) onLine(line.slice(1), true);
-          else if (line !== '') onLine(line, false);
-        }
-      }),
-    );
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e) => reject(spawnFailure(git, e)));
-    child.on('close', (code) => {
-      if (guard.failed) reject(guard.error);
-      else resolve({ code: code ?? 128, stderr: Buffer.concat(err).toString('utf8') });
-    });
-    child.stdin.on('error', () => {}); // git died early; its exit code says so.
-    child.stdin.end(from === null ? undefined : from.map((id) => `${id}\n`).join(''));
-  });
+  const args = [...COMMIT_WALK_PACK_MEMORY, 'rev-list', '--boundary', `--max-count=${segment}`];
+  return gitLines(
+    git,
+    [...args, from === null ? '--all' : '--stdin'],
+    (line) => {
+      if (line.charCodeAt(0) === 0x2d /* - */) onLine(line.slice(1), true);
+      else onLine(line, false);
+    },
+    from === null ? undefined : from.map((id) => `${id}\n`).join(''),
+  );
 }
 
 /**

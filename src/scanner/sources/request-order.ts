@@ -1,4 +1,5 @@
 import { ownString } from './own-string.js';
+import { grown } from './typed-arrays.js';
 
 /** Where blob requests go: a `git cat-file --batch` stream (blob-stream.ts), or something in between. */
 export interface BlobRequester {
@@ -90,10 +91,4 @@ export class PathOrderedRequests implements BlobRequester {
     this.stream.send?.();
     this.count = 0;
   }
-}
-
-function grown(array: Int32Array): Int32Array {
-  const copy = new Int32Array(array.length * 2);
-  copy.set(array);
-  return copy;
 }
