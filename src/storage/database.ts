@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, type Dialect, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { KyselyAccounts } from './kysely/accounts.js';
@@ -19,6 +17,7 @@ import { KyselyTeams } from './kysely/teams.js';
 import { KyselyUsage } from './kysely/usage.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { openSqliteFile } from './sqlite-file.js';
 import type { Storage } from './storage.js';
 import { reportingUnavailability, unavailabilityReason } from './unavailable.js';
 
@@ -101,16 +100,7 @@ function parseDatabaseUrl(url: string): Target {
 }
 
 function sqliteDialect(path: string): Dialect {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path);
-  // busy_timeout first, so switching to WAL waits out another process instead of failing at once.
-  database.pragma('busy_timeout = 5000');
-  // WAL lets readers run while one writer commits; NORMAL sync is durable across crashes of the
-  // process in WAL mode (only an OS crash can lose the last commits).
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('foreign_keys = ON');
-  return new SqliteDialect({ database: withStatementCache(database) });
+  return new SqliteDialect({ database: withStatementCache(openSqliteFile(path)) });
 }
 
 /** Statements kept at most; the service issues a few dozen distinct SQL texts, so this never fills. */
