@@ -11,7 +11,7 @@
  * commits stay practical to make: SVC_BENCH_SCALE_BYTES bytes of added lines a commit (default
  * 1500). SVC_BENCH_REPO: one or more real repositories, separated by `:`, measured in the same run.
  * SVC_BENCH_RUNS: runs of each (default 1; the time is the median). SVC_BENCH_CLI: the CLI to measure
- * (default: this build's).
+ * (default: this build's cli/main.js; an executable such as dist/svc-linux-x64 runs as it is).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -30,8 +30,12 @@ const sizes = (process.env.SVC_BENCH_SCALE ?? '40000,200000')
 const bytesPerCommit = Number(process.env.SVC_BENCH_SCALE_BYTES ?? 1500);
 const runs = Number(process.env.SVC_BENCH_RUNS ?? 1);
 const realRepos = (process.env.SVC_BENCH_REPO ?? '').split(':').filter((r) => r !== '');
-/** SVC_BENCH_CLI: another build's `cli/main.js` (the code before a change, say), measured the same way. */
+/**
+ * SVC_BENCH_CLI: another build's `cli/main.js` (the code before a change, say), run by this Node, or
+ * an executable run as it is (the single executable, dist/svc-linux-x64: what CI runs).
+ */
 const cli = process.env.SVC_BENCH_CLI ?? join(root, 'dist', 'cli', 'main.js');
+const [cliCommand, ...cliArgs] = cli.endsWith('.js') ? [process.execPath, cli] : [cli];
 /** Histories this long or longer are left as fast-import wrote them (no repack). */
 const REPACK_BELOW = 500_000;
 
@@ -75,8 +79,8 @@ for (const history of histories) {
     load.push(loadavg()[0]!);
     floor.push(await measure(blobs.command, blobs.args));
     scan.push(
-      await measureAll(history.name, process.execPath, [
-        cli,
+      await measureAll(history.name, cliCommand, [
+        ...cliArgs,
         'scan',
         history.repo,
         '--no-verify',
