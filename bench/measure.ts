@@ -26,21 +26,14 @@ export interface Measurement {
 
 const PAGE_KIB = 4;
 
-/** A process's anonymous resident memory in KiB (0 once it has ended). */
-function anonKiB(pid: number): number {
+/**
+ * A `Name:   123 kB` field of one of a process's /proc files, in KiB (0 once it has ended): its
+ * anonymous resident memory (`status`, RssAnon) or its proportional set size (`smaps_rollup`, Pss).
+ */
+function procKiB(pid: number, file: 'status' | 'smaps_rollup', field: 'RssAnon' | 'Pss'): number {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'latin1');
-    return Number(/^RssAnon:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
-/** A process's proportional set size in KiB (0 once it has ended). */
-function pssKiB(pid: number): number {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1');
-    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+    const text = readFileSync(`/proc/${pid}/${file}`, 'latin1');
+    return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
   } catch {
     return 0;
   }
@@ -65,8 +58,8 @@ export function treeMemory(root: number): {
     if (pid === root) own = rss;
     total += rss;
     largest = Math.max(largest, rss);
-    pss += pssKiB(pid);
-    anon += anonKiB(pid);
+    pss += procKiB(pid, 'smaps_rollup', 'Pss');
+    anon += procKiB(pid, 'status', 'RssAnon');
     stack.push(...childrenOf(pid));
   }
   return { total, largest, own, pss, anon };
