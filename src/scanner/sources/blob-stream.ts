@@ -104,6 +104,14 @@ export class BlobStream {
     });
   }
 
+  /**
+   * Settles once git has ended (after finish(), or on its own): rejects when it failed. Whoever waits
+   * on an answer can tell from it that none will come.
+   */
+  get closed(): Promise<void> {
+    return this.done;
+  }
+
   request(id: string, index: number): void {
     this.asked.push(index);
     this.outgoing.push(id);

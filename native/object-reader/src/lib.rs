@@ -1,0 +1,287 @@
+//! svc's in-process git object reader, a Node-API module (src/scanner/sources/native-module.ts
+//! loads it; native-blob-stream.ts reads blobs through it). Reading here instead of through `git cat-file --batch`
+//! spares the scan the transfer of every blob between two processes, and git's mapping of each
+//! pack index, which at millions of objects is hundreds of megabytes of resident memory.
+//!
+//! JavaScript interface (native-module.ts holds its types):
+//!   open(objectsDir, alternates) -> database          throws an Error saying why it cannot
+//!   read(database, ids, maxObjectSize, out, done)     done(error, used) on the main thread
+//!   close(database)
+//! `ids` are 20-byte binary ids, concatenated. The answers are written into the Buffer `out`, one an
+//! id, in order: a status byte (0 found, 1 not in the database, 2 left to git), a type byte (1
+//! commit, 2 tree, 3 blob, 4 tag, 0 unknown), the size (u32, little-endian, 0 unknown), then the
+//! content when found. They stop early when `out` is full: `used` bytes hold the answers to the first
+//! ids, and the rest are to be asked again. An object too large for `out` even alone is left to git.
+
+mod delta;
+mod napi;
+mod odb;
+mod pack;
+mod zlib;
+
+use napi::*;
+use odb::{Answer, Odb, Scratch};
+use std::ffi::CString;
+use std::os::raw::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::ptr::null_mut;
+use std::sync::{Arc, Mutex};
+
+const FOUND: u8 = 0;
+const NOT_FOUND: u8 = 1;
+const LEFT_TO_GIT: u8 = 2;
+
+/** What a JavaScript `database` value holds: the database until it is closed. */
+struct Handle {
+    odb: Mutex<Option<Arc<Odb>>>,
+}
+
+struct Work {
+    odb: Option<Arc<Odb>>,
+    ids: Vec<u8>,
+    max_size: u64,
+    /** The JavaScript Buffer written into, held by `out_ref` until the read is done. */
+    out: *mut u8,
+    out_len: usize,
+    out_ref: napi_ref,
+    done: napi_ref,
+    work: napi_async_work,
+    result: Result<usize, String>,
+}
+
+fn throw(env: napi_env, message: &str) -> napi_value {
+    let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { napi_throw_error(env, std::ptr::null(), text.as_ptr()) };
+    null_mut()
+}
+
+fn undefined(env: napi_env) -> napi_value {
+    let mut value = null_mut();
+    unsafe { napi_get_undefined(env, &mut value) };
+    value
+}
+
+fn args<const N: usize>(env: napi_env, info: napi_callback_info) -> [napi_value; N] {
+    let mut argv = [null_mut(); N];
+    let mut argc = N;
+    unsafe { napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), null_mut(), null_mut()) };
+    argv
+}
+
+fn string_of(env: napi_env, value: napi_value) -> Option<String> {
+    let mut length = 0;
+    if unsafe { napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut length) } != NAPI_OK {
+        return None;
+    }
+    let mut bytes = vec![0u8; length + 1];
+    let mut written = 0;
+    let status = unsafe { napi_get_value_string_utf8(env, value, bytes.as_mut_ptr() as *mut c_char, length + 1, &mut written) };
+    if status != NAPI_OK {
+        return None;
+    }
+    bytes.truncate(written);
+    String::from_utf8(bytes).ok()
+}
+
+fn handle_of<'a>(env: napi_env, value: napi_value) -> Option<&'a Handle> {
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK || kind != NAPI_EXTERNAL {
+        return None;
+    }
+    let mut data = null_mut();
+    if unsafe { napi_get_value_external(env, value, &mut data) } != NAPI_OK || data.is_null() {
+        return None;
+    }
+    Some(unsafe { &*(data as *const Handle) })
+}
+
+extern "C" fn free_handle(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
+    drop(unsafe { Box::from_raw(data as *mut Handle) });
+}
+
+extern "C" fn open(env: napi_env, info: napi_callback_info) -> napi_value {
+    let [dir, list] = args::<2>(env, info);
+    let Some(dir) = string_of(env, dir) else { return throw(env, "open: objectsDir must be a string") };
+    let mut alternates = Vec::new();
+    let mut count = 0;
+    if unsafe { napi_get_array_length(env, list, &mut count) } != NAPI_OK {
+        return throw(env, "open: alternates must be an array of strings");
+    }
+    for i in 0..count {
+        let mut item = null_mut();
+        unsafe { napi_get_element(env, list, i, &mut item) };
+        let Some(path) = string_of(env, item) else { return throw(env, "open: alternates must be an array of strings") };
+        alternates.push(PathBuf::from(path));
+    }
+    let opened = catch_unwind(|| Odb::open(&PathBuf::from(&dir), &alternates));
+    let odb = match opened {
+        Ok(Ok(odb)) => odb,
+        Ok(Err(message)) => return throw(env, &message),
+        Err(_) => return throw(env, "open: the object reader failed"),
+    };
+    let handle = Box::into_raw(Box::new(Handle { odb: Mutex::new(Some(Arc::new(odb))) }));
+    let mut value = null_mut();
+    if unsafe { napi_create_external(env, handle as *mut c_void, free_handle, null_mut(), &mut value) } != NAPI_OK {
+        drop(unsafe { Box::from_raw(handle) });
+        return throw(env, "open: could not make the database value");
+    }
+    value
+}
+
+extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
+    let [db] = args::<1>(env, info);
+    let Some(handle) = handle_of(env, db) else { return throw(env, "close: not a database") };
+    // Reads under way keep their own reference; the files close when the last one ends.
+    handle.odb.lock().unwrap_or_else(|p| p.into_inner()).take();
+    undefined(env)
+}
+
+extern "C" fn read(env: napi_env, info: napi_callback_info) -> napi_value {
+    let [db, ids, max, out, done] = args::<5>(env, info);
+    let Some(handle) = handle_of(env, db) else { return throw(env, "read: not a database") };
+    let mut data = null_mut();
+    let mut length = 0;
+    if unsafe { napi_get_buffer_info(env, ids, &mut data, &mut length) } != NAPI_OK || length % 20 != 0 {
+        return throw(env, "read: ids must be a Buffer of 20-byte ids");
+    }
+    let mut max_size = 0.0;
+    if unsafe { napi_get_value_double(env, max, &mut max_size) } != NAPI_OK || !(max_size >= 0.0) {
+        return throw(env, "read: maxObjectSize must be a number");
+    }
+    let mut out_data = null_mut();
+    let mut out_len = 0;
+    if unsafe { napi_get_buffer_info(env, out, &mut out_data, &mut out_len) } != NAPI_OK || out_len < 6 {
+        return throw(env, "read: out must be a Buffer");
+    }
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, done, &mut kind) } != NAPI_OK || kind != NAPI_FUNCTION {
+        return throw(env, "read: done must be a function");
+    }
+    let ids = if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() };
+    let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let work = Box::into_raw(Box::new(Work {
+        odb,
+        ids,
+        max_size: max_size.min(u32::MAX as f64) as u64,
+        out: out_data as *mut u8,
+        out_len,
+        out_ref: null_mut(),
+        done: null_mut(),
+        work: null_mut(),
+        result: Err(String::new()),
+    }));
+    unsafe {
+        let mut name = null_mut();
+        napi_create_string_utf8(env, c"svc object read".as_ptr(), usize::MAX, &mut name);
+        napi_create_reference(env, done, 1, &mut (*work).done);
+        napi_create_reference(env, out, 1, &mut (*work).out_ref);
+        if napi_create_async_work(env, null_mut(), name, execute, complete, work as *mut c_void, &mut (*work).work) != NAPI_OK
+            || napi_queue_async_work(env, (*work).work) != NAPI_OK
+        {
+            napi_delete_reference(env, (*work).done);
+            napi_delete_reference(env, (*work).out_ref);
+            drop(Box::from_raw(work));
+            return throw(env, "read: could not queue the read");
+        }
+    }
+    undefined(env)
+}
+
+/** On a libuv worker thread: no JavaScript here; `out` is held by a reference and written only here. */
+extern "C" fn execute(_env: napi_env, data: *mut c_void) {
+    let work = unsafe { &mut *(data as *mut Work) };
+    work.result = match &work.odb {
+        None => Err("read: the database is closed".into()),
+        Some(odb) => {
+            let out = unsafe { std::slice::from_raw_parts_mut(work.out, work.out_len) };
+            read_all(odb, &work.ids, work.max_size, out)
+        }
+    };
+}
+
+/** Answers as many of `ids` as fit in `out`; returns the bytes used. */
+fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usize, String> {
+    let mut scratch = Scratch::new()?;
+    let mut used = 0;
+    let largest = (out.len() - 6) as u64; // an object larger than this cannot be answered here
+    for (number, chunk) in ids.chunks_exact(20).enumerate() {
+        if out.len() - used < 6 {
+            break;
+        }
+        let id: &[u8; 20] = chunk.try_into().unwrap();
+        let room = &mut out[used + 6..];
+        // A fault in the reader is one object left to git, not a failed scan.
+        let answer = catch_unwind(AssertUnwindSafe(|| odb.read(id, max_size.min(largest), room, &mut scratch)))
+            .unwrap_or_else(|_| {
+                if let Ok(fresh) = Scratch::new() {
+                    scratch = fresh;
+                }
+                Answer::LeaveToGit(0, 0)
+            });
+        let (status, kind, size) = match answer {
+            Answer::Found(kind, size) => (FOUND, kind, size as u64),
+            Answer::Missing => (NOT_FOUND, 0, 0),
+            Answer::LeaveToGit(kind, size) => (LEFT_TO_GIT, kind, size),
+            // Fits on its own: the next call, where it comes first, reads it.
+            Answer::NoRoom(..) if number > 0 => break,
+            Answer::NoRoom(kind, size) => (LEFT_TO_GIT, kind, size),
+        };
+        out[used] = status;
+        out[used + 1] = kind;
+        out[used + 2..used + 6].copy_from_slice(&(size.min(u32::MAX as u64) as u32).to_le_bytes());
+        used += 6 + if status == FOUND { size as usize } else { 0 };
+    }
+    Ok(used)
+}
+
+/** Back on the main thread: hand the bytes used (or the error) to `done`. */
+extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
+    let work = unsafe { Box::from_raw(data as *mut Work) };
+    unsafe {
+        let mut done = null_mut();
+        napi_get_reference_value(env, work.done, &mut done);
+        napi_delete_reference(env, work.done);
+        napi_delete_reference(env, work.out_ref);
+        napi_delete_async_work(env, work.work);
+        let mut argv = [null_mut(); 2];
+        napi_get_null(env, &mut argv[0]);
+        argv[1] = undefined(env);
+        match &work.result {
+            Ok(used) => {
+                napi_create_double(env, *used as f64, &mut argv[1]);
+            }
+            Err(message) => {
+                let mut text = null_mut();
+                napi_create_string_utf8(env, message.as_ptr() as *const c_char, message.len(), &mut text);
+                napi_create_error(env, null_mut(), text, &mut argv[0]);
+            }
+        }
+        let mut ignored = null_mut();
+        // A throwing `done` surfaces as an uncaught exception, as with any callback.
+        napi_call_function(env, undefined(env), done, 2, argv.as_ptr(), &mut ignored);
+    }
+}
+
+fn export(env: napi_env, exports: napi_value, name: &std::ffi::CStr, f: napi_callback) {
+    unsafe {
+        let mut function = null_mut();
+        napi_create_function(env, name.as_ptr(), usize::MAX, f, null_mut(), &mut function);
+        napi_set_named_property(env, exports, name.as_ptr(), function);
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) -> napi_value {
+    // A panic is caught per object (read_all) and becomes "left to git": nothing to print for it.
+    std::panic::set_hook(Box::new(|_| {}));
+    export(env, exports, c"open", open);
+    export(env, exports, c"read", read);
+    export(env, exports, c"close", close);
+    exports
+}
+
+#[no_mangle]
+pub extern "C" fn node_api_module_get_api_version_v1() -> i32 {
+    8
+}

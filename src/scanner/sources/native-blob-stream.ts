@@ -1,0 +1,334 @@
+import { type BlobSink, BlobStream } from './blob-stream.js';
+import { type GitRunner, HandlerGuard, runGit } from './git.js';
+import { loadObjectReader, type ObjectDatabase, type ObjectReaderModule } from './native-module.js';
+
+/** What blob-first.ts reads blobs through: `git cat-file --batch` (BlobStream) or this process. */
+export interface BlobReader {
+  request(id: string, index: number): void;
+  send(): void;
+  readonly pending: number;
+  whenPendingAtMost(limit: number, ready: () => void): void;
+  finish(): Promise<void>;
+  abort(): void;
+}
+
+/**
+ * Reads blobs in this process where the native object reader loads and the repository is one it
+ * reads (SHA-1, no alternates given through the environment); else through `git cat-file --batch`.
+ */
+export async function openBlobReader(git: GitRunner, sink: BlobSink): Promise<BlobReader> {
+  const native = await NativeBlobStream.open(git, sink);
+  return native ?? (await BlobStream.open(git, sink));
+}
+
+/** Ids a read call is given; it answers as many as fit in its buffer, and the rest are asked again. */
+const IDS_PER_READ = 256;
+/** Read calls under way at once: each on a worker thread of its own, so up to both cores. */
+const READS_AT_ONCE = 2;
+/** Batches read or being read, awaiting their turn to be answered: each holds a buffer. */
+const BATCHES_AT_ONCE = 3;
+/**
+ * What a read call writes its answers into. A larger object is left to `cat-file`, which streams it
+ * (the reader would hold it whole, as git holds one it rebuilds from deltas).
+ */
+const ANSWER_BUFFER_SIZE = 4 << 20;
+/** Any object the reader rebuilds may be as large as its buffer holds. */
+const MAX_IN_PROCESS_SIZE = ANSWER_BUFFER_SIZE - 6;
+
+const FOUND = 0;
+
+/** One read call: its ids and request numbers, the buffer its answers go to, and how much of it they took. */
+interface Batch {
+  ids: Buffer;
+  indexes: Int32Array;
+  out: Buffer;
+  used?: number;
+}
+
+/**
+ * Blobs read by the native object reader (native/object-reader), answered to the sink in the order
+ * they were requested, as BlobStream answers them. Whatever the reader leaves to git (an object it
+ * did not find, a damaged or very large one) is asked of a `git cat-file --batch` opened on the first
+ * such object: git's answer, missing or not, is the one given, and the answers after it wait for it.
+ */
+export class NativeBlobStream implements BlobReader {
+  private readonly guard: HandlerGuard;
+  /** Requests not yet in a read call: those from `queueHead` on. */
+  private queuedIds: string[] = [];
+  private queuedIndexes: number[] = [];
+  private queueHead = 0;
+  /** Read calls made and not yet answered to the sink, oldest first. */
+  private readonly batches: Batch[] = [];
+  /** Answer buffers free for the next batch. */
+  private readonly spareBuffers: Buffer[] = [];
+  private readsUnderWay = 0;
+  /** Where delivery is in the oldest batch: its next answer's byte and number. */
+  private answerAt = 0;
+  private answerNumber = 0;
+  private requested = 0;
+  private answered = 0;
+  /** Delivery waits for git's answer to an object left to it. */
+  private waitingForGit = false;
+  private fallback: Promise<BlobStream> | undefined;
+  /** Goes on delivering once git has answered the object left to it. */
+  private resumeAfterGit: (() => void) | undefined;
+  private waiting: { limit: number; ready: () => void } | null = null;
+  private finishing: { resolve: () => void; reject: (error: unknown) => void } | null = null;
+  private readonly done: Promise<void>;
+  private stopped = false;
+  private closed = false;
+  private finishCalled = false;
+
+  static async open(git: GitRunner, sink: BlobSink): Promise<NativeBlobStream | null> {
+    const reader = loadObjectReader();
+    if (reader === null || process.env.GIT_ALTERNATE_OBJECT_DIRECTORIES) return null;
+    const asked = await runGit(git, [
+      'rev-parse',
+      '--show-object-format',
+      '--path-format=absolute',
+      '--git-path',
+      'objects',
+    ]);
+    const [format, objects] = asked.stdout.toString('utf8').split('\n');
+    if (asked.code !== 0 || format !== 'sha1' || !objects) return null;
+    let db: ObjectDatabase;
+    try {
+      db = reader.open(objects, []);
+    } catch {
+      return null; // a layout the reader does not take: git reads it
+    }
+    return new NativeBlobStream(git, sink, reader, db);
+  }
+
+  private constructor(
+    private readonly git: GitRunner,
+    private readonly sink: BlobSink,
+    private readonly reader: ObjectReaderModule,
+    private readonly db: ObjectDatabase,
+  ) {
+    // A throw from the sink is taken up after each guarded step (fail, with what it threw).
+    this.guard = new HandlerGuard(() => {});
+    this.done = new Promise((resolve, reject) => {
+      this.finishing = { resolve, reject };
+    });
+    // A failure before finish() is called is reported by finish(), not as an unhandled rejection.
+    this.done.catch(() => {});
+    git.signal?.addEventListener('abort', () => this.fail(new Error('the scan was stopped')), { once: true });
+  }
+
+  request(id: string, index: number): void {
+    this.queuedIds.push(id);
+    this.queuedIndexes.push(index);
+    this.requested++;
+  }
+
+  send(): void {
+    while (
+      !this.stopped &&
+      this.readsUnderWay < READS_AT_ONCE &&
+      this.batches.length < BATCHES_AT_ONCE &&
+      this.queued > 0
+    ) {
+      const end = Math.min(this.queueHead + IDS_PER_READ, this.queuedIds.length);
+      const ids = Buffer.from(this.queuedIds.slice(this.queueHead, end).join(''), 'hex');
+      const indexes = Int32Array.from(this.queuedIndexes.slice(this.queueHead, end));
+      this.queueHead = end;
+      if (this.queueHead === this.queuedIds.length) {
+        this.queuedIds = [];
+        this.queuedIndexes = [];
+        this.queueHead = 0;
+      }
+      const out = this.spareBuffers.pop() ?? Buffer.allocUnsafeSlow(ANSWER_BUFFER_SIZE);
+      const batch: Batch = { ids, indexes, out };
+      this.batches.push(batch);
+      this.startRead(batch);
+    }
+  }
+
+  private get queued(): number {
+    return this.queuedIds.length - this.queueHead;
+  }
+
+  private startRead(batch: Batch): void {
+    this.readsUnderWay++;
+    this.reader.read(this.db, batch.ids, MAX_IN_PROCESS_SIZE, batch.out, (error, used) => {
+      this.readsUnderWay--;
+      if (this.stopped) return;
+      if (error !== null || used === undefined) {
+        this.fail(error ?? new Error('the object reader gave no answers'));
+        return;
+      }
+      batch.used = used;
+      this.guard.run(() => this.deliver());
+      if (this.guard.failed) this.fail(this.guard.error);
+      this.send();
+    });
+  }
+
+  get pending(): number {
+    return this.requested - this.answered;
+  }
+
+  whenPendingAtMost(limit: number, ready: () => void): void {
+    if (this.pending <= limit || this.stopped) ready();
+    else this.waiting = { limit, ready };
+  }
+
+  finish(): Promise<void> {
+    this.finishCalled = true;
+    this.send();
+    this.settleIfDone();
+    return this.done;
+  }
+
+  abort(): void {
+    this.fail(new Error('the blob reading was stopped'));
+    this.done.catch(() => {}); // nobody awaits an aborted stream
+  }
+
+  /** Answers the oldest batches' objects to the sink, as far as their answers have come. */
+  private deliver(): void {
+    while (!this.waitingForGit && !this.stopped) {
+      const batch = this.batches[0];
+      if (batch?.used === undefined) break;
+      if (this.answerAt >= batch.used) {
+        const answered = this.answerNumber;
+        this.answerAt = 0;
+        this.answerNumber = 0;
+        if (answered < batch.indexes.length) {
+          // The buffer filled up: the rest of the batch's ids are read again, into the same buffer.
+          batch.ids = batch.ids.subarray(answered * 20);
+          batch.indexes = batch.indexes.subarray(answered);
+          batch.used = undefined;
+          this.startRead(batch);
+          break;
+        }
+        this.batches.shift();
+        this.spareBuffers.push(batch.out);
+        this.send(); // its buffer is free for the next batch
+        continue;
+      }
+      const answers = batch.out;
+      const status = answers[this.answerAt]!;
+      const size = answers.readUInt32LE(this.answerAt + 2);
+      const index = batch.indexes[this.answerNumber]!;
+      this.answerAt += 6;
+      this.answerNumber++;
+      if (status === FOUND) {
+        this.sink.start(index, size);
+        if (size > 0) this.sink.chunk(answers.subarray(this.answerAt, this.answerAt + size));
+        this.answerAt += size;
+        this.sink.end();
+        this.answered++;
+        this.releaseWaiting();
+        continue;
+      }
+      // Not found, or left to git: git answers it, and the rest wait.
+      const id = batch.ids.toString('hex', (this.answerNumber - 1) * 20, this.answerNumber * 20);
+      this.askGit(id, index);
+    }
+    this.settleIfDone();
+  }
+
+  private askGit(id: string, index: number): void {
+    this.waitingForGit = true;
+    const resume = () => {
+      if (!this.waitingForGit) return;
+      this.resumeAfterGit = undefined;
+      this.waitingForGit = false;
+      this.answered++;
+      this.releaseWaiting();
+      this.guard.run(() => this.deliver());
+      if (this.guard.failed) this.fail(this.guard.error);
+    };
+    if (this.fallback === undefined) {
+      // The sink's calls run under this stream's guard, so that one that throws stops this stream.
+      const sink = this.sink;
+      const guarded = (step: () => void) => {
+        this.guard.run(step);
+        if (this.guard.failed) this.fail(this.guard.error);
+      };
+      const relay: BlobSink = {
+        start: (i, size) => guarded(() => sink.start(i, size)),
+        chunk: (data) => guarded(() => sink.chunk(data)),
+        end: () => guarded(() => sink.end()),
+        missing: (i) => guarded(() => sink.missing(i)),
+      };
+      const answered = { end: relay.end, missing: relay.missing };
+      relay.end = () => {
+        answered.end();
+        this.resumeAfterGit?.();
+      };
+      relay.missing = (i) => {
+        answered.missing(i);
+        this.resumeAfterGit?.();
+      };
+      this.fallback = BlobStream.open(this.git, relay);
+      this.fallback.then(
+        (git) =>
+          git.closed.then(
+            () => {
+              if (this.waitingForGit) this.fail(new Error('git cat-file --batch ended before answering'));
+            },
+            (error) => this.fail(error),
+          ),
+        (error) => this.fail(error),
+      );
+    }
+    this.resumeAfterGit = resume;
+    this.fallback.then(
+      (git) => {
+        git.request(id, index);
+        git.send();
+      },
+      () => {},
+    );
+  }
+
+  private releaseWaiting(): void {
+    if (this.waiting !== null && this.pending <= this.waiting.limit) {
+      const { ready } = this.waiting;
+      this.waiting = null;
+      ready();
+    }
+  }
+
+  private settleIfDone(): void {
+    if (this.stopped || !this.finishCalled || this.finishing === null || this.pending > 0 || this.queued > 0)
+      return;
+    const { resolve, reject } = this.finishing;
+    this.finishing = null;
+    this.close();
+    if (this.fallback === undefined) resolve();
+    else this.fallback.then((git) => git.finish()).then(resolve, reject);
+  }
+
+  private fail(error: unknown): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.close();
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.ready();
+    const finishing = this.finishing;
+    this.finishing = null;
+    if (this.fallback === undefined) {
+      finishing?.reject(error);
+      return;
+    }
+    // Settles once git has gone too: nothing of the scan's is left running after it.
+    this.fallback
+      .then((git) => {
+        git.abort();
+        return git.closed;
+      })
+      .catch(() => {})
+      .then(() => finishing?.reject(error));
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reader.close(this.db);
+  }
+}

@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isCi } from '../../../test/helpers/ci.js';
+import { loadObjectReader, OBJECT_READER_FILE, objectReaderUnavailableReason } from './native-module.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
+const built = existsSync(join(ROOT, 'dist', 'native', OBJECT_READER_FILE));
+// In CI the addon must be there (npm run build fails there without rustc).
+const skipLoad = !linuxX64 || (!built && !isCi());
+if (skipLoad) {
+  console.warn(
+    linuxX64
+      ? `dist/native/${OBJECT_READER_FILE} not built (npm run build:native, which needs rustc): loading tests skipped`
+      : `no native object reader on ${process.platform} ${process.arch}: loading tests skipped`,
+  );
+}
+
+describe.skipIf(skipLoad)('the native object reader in this checkout', () => {
+  it('loads from dist/native/ and exposes open, read and close', () => {
+    const reader = loadObjectReader();
+    expect(objectReaderUnavailableReason()).toBeUndefined();
+    expect(reader).not.toBeNull();
+    expect([typeof reader?.open, typeof reader?.read, typeof reader?.close]).toEqual([
+      'function',
+      'function',
+      'function',
+    ]);
+    // Loaded once: the same module every time.
+    expect(loadObjectReader()).toBe(reader);
+  });
+});
+
+/** A fresh process importing `module` (this module or a copy), printing what loading gave. */
+function loadInChild(module: string, env: NodeJS.ProcessEnv = {}) {
+  const script = `
+    const { loadObjectReader, objectReaderUnavailableReason } = await import(process.env.MODULE);
+    const reader = loadObjectReader();
+    console.log(JSON.stringify({ loaded: reader !== null, reason: objectReaderUnavailableReason() ?? null }));
+  `;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env, MODULE: pathToFileURL(module).href },
+  });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as { loaded: boolean; reason: string | null };
+}
+
+describe('where the native object reader is not loaded', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A copy of this module three folders down a new package root, as in src/scanner/sources/. */
+  function copyUnder(): { root: string; module: string } {
+    const root = mkdtempSync(join(tmpdir(), 'svc-native-module-'));
+    dirs.push(root);
+    writeFileSync(join(root, 'package.json'), '{ "type": "module" }\n');
+    const folder = join(root, 'src', 'scanner', 'sources');
+    mkdirSync(folder, { recursive: true });
+    const module = join(folder, 'native-module.ts');
+    copyFileSync(join(import.meta.dirname, 'native-module.ts'), module);
+    return { root, module };
+  }
+
+  it('SVC_OBJECT_READER=git: not loaded, and says so', () => {
+    expect(loadInChild(join(import.meta.dirname, 'native-module.ts'), { SVC_OBJECT_READER: 'git' })).toEqual({
+      loaded: false,
+      reason: 'SVC_OBJECT_READER=git',
+    });
+  });
+
+  it.skipIf(!linuxX64)('no dist/native/ file: null, and the reason names the file', () => {
+    const { root, module } = copyUnder();
+    const { loaded, reason } = loadInChild(module);
+    expect(loaded).toBe(false);
+    expect(reason).toBe(
+      `${join(root, 'dist', 'native', OBJECT_READER_FILE)} not found (npm run build:native builds it)`,
+    );
+  });
+
+  it.skipIf(!linuxX64)('a file dlopen refuses: null, with its error on one line', () => {
+    const { root, module } = copyUnder();
+    mkdirSync(join(root, 'dist', 'native'), { recursive: true });
+    writeFileSync(join(root, 'dist', 'native', OBJECT_READER_FILE), 'not an ELF file\n');
+    const { loaded, reason } = loadInChild(module);
+    expect(loaded).toBe(false);
+    expect(reason).toContain(OBJECT_READER_FILE);
+    expect(reason).not.toContain('\n');
+  });
+});

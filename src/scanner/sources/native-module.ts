@@ -1,0 +1,120 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { getAsset, isSea } from 'node:sea';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The native object reader (native/object-reader/src/lib.rs, a Node-API addon built by
+ * `npm run build:native`), loaded once per process. Where it cannot be loaded the scanner reads objects
+ * through `git cat-file`, and objectReaderUnavailableReason() says why.
+ */
+
+/** An open object database (opaque: a Node-API external). */
+export type ObjectDatabase = { readonly __objectDatabase: unique symbol };
+
+export interface ObjectReaderModule {
+  /**
+   * Opens the object directory `objectsDir` (absolute), following its info/alternates, plus the
+   * directories in `alternates` (absolute). Throws an Error saying why (e.g. a SHA-256 repository).
+   */
+  open(objectsDir: string, alternates: string[]): ObjectDatabase;
+  /**
+   * Reads the objects named by `ids` (20-byte binary ids, concatenated) on a libuv worker thread,
+   * writing their answers into `out`, one an id, in order: 1 byte status (0 found, 1 not in the
+   * database, 2 left to git: larger than maxObjectSize or than `out` holds, damaged, or of a kind
+   * not read here), 1 byte type (1 commit, 2 tree, 3 blob, 4 tag; 0 when unknown), 4 bytes size
+   * (little-endian u32; 0 when unknown), then `size` bytes of content when status is 0. The answers
+   * stop early when `out` is full: `done` gets the bytes used, and the ids not answered are to be
+   * asked again. `out` must not be touched until `done` is called.
+   */
+  read(
+    db: ObjectDatabase,
+    ids: Buffer,
+    maxObjectSize: number,
+    out: Buffer,
+    done: (error: Error | null, used?: number) => void,
+  ): void;
+  /** Closes the database's files; later reads fail. */
+  close(db: ObjectDatabase): void;
+}
+
+/** The addon's file name: in dist/native/, and the single executable's asset key. */
+export const OBJECT_READER_FILE = 'object-reader-linux-x64.node';
+
+type Loaded = { module: ObjectReaderModule } | { reason: string };
+let loaded: Loaded | undefined;
+
+/** The native object reader, or null (git cat-file reads the objects); loaded on the first call. */
+export function loadObjectReader(): ObjectReaderModule | null {
+  loaded ??= load();
+  return 'module' in loaded ? loaded.module : null;
+}
+
+/** Why loadObjectReader() gives null (one line), or undefined when it gives the module or was not called. */
+export function objectReaderUnavailableReason(): string | undefined {
+  return loaded !== undefined && 'reason' in loaded ? loaded.reason : undefined;
+}
+
+function load(): Loaded {
+  if (process.env.SVC_OBJECT_READER === 'git') return { reason: 'SVC_OBJECT_READER=git' };
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    return { reason: `no native object reader for ${process.platform} ${process.arch}` };
+  }
+  try {
+    return { module: isSea() ? fromExecutable() : fromPackage() };
+  } catch (error) {
+    return { reason: oneLine(error) };
+  }
+}
+
+/**
+ * The single executable carries the addon as an asset; dlopen needs a file, so it is written into a new
+ * private folder (0700, a name of mkdtemp's choosing), and the folder is removed as soon as the addon
+ * is loaded (its mapping outlives the file): a process killed later leaves nothing behind.
+ */
+function fromExecutable(): ObjectReaderModule {
+  let bytes: ArrayBuffer;
+  try {
+    bytes = getAsset(OBJECT_READER_FILE);
+  } catch {
+    throw new Error(`the executable carries no ${OBJECT_READER_FILE}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-'));
+  try {
+    const file = join(dir, OBJECT_READER_FILE);
+    writeFileSync(file, new Uint8Array(bytes), { mode: 0o700, flag: 'wx' });
+    return open(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * dist/native/ of this package, three folders above this module's: dist/scanner/sources/ (tsc's
+ * output) or src/scanner/sources/ (tsx, vitest), both under the package's root.
+ */
+function fromPackage(): ObjectReaderModule {
+  // Empty in the executable's CommonJS bundle (esbuild), which never comes here: isSea() is true there.
+  const url: string | undefined = import.meta.url;
+  if (url === undefined) throw new Error("this module's file is unknown (a bundle outside the executable)");
+  const file = join(dirname(fileURLToPath(url)), '..', '..', '..', 'dist', 'native', OBJECT_READER_FILE);
+  if (!existsSync(file)) throw new Error(`${file} not found (npm run build:native builds it)`);
+  return open(file);
+}
+
+function open(file: string): ObjectReaderModule {
+  const holder: { exports: Partial<ObjectReaderModule> } = { exports: {} };
+  process.dlopen(holder, file);
+  const { exports } = holder;
+  // A stale build of another interface is refused here, not at the first read.
+  if (![exports.open, exports.read, exports.close].every((f) => typeof f === 'function')) {
+    throw new Error(`${file} does not export open, read and close`);
+  }
+  return exports as ObjectReaderModule;
+}
+
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.trim();
+}
