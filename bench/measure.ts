@@ -52,8 +52,12 @@ export function treeMemory(root: number): {
   let anon = 0;
   let own = 0;
   const stack = [root];
+  const rootCommand = commandLine(root);
   while (stack.length > 0) {
     const pid = stack.pop()!;
+    // A child caught between fork and exec (Node starting a git) is still a copy of the scan's
+    // process: its resident pages are the scan's own, shared copy-on-write, and would count twice.
+    if (pid !== root && commandLine(pid) === rootCommand) continue;
     const rss = rssKiB(pid);
     if (pid === root) own = rss;
     total += rss;
@@ -63,6 +67,15 @@ export function treeMemory(root: number): {
     stack.push(...childrenOf(pid));
   }
   return { total, largest, own, pss, anon };
+}
+
+/** A process's command line ('' once it has ended). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+  } catch {
+    return '';
+  }
 }
 
 /** A process's resident memory in KiB (0 once it has ended). */

@@ -1,18 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCi } from '../helpers/ci.js';
+import { fakeCodehostToken } from '../helpers/fake-secrets.js';
+import { TestRepo } from '../helpers/git-repo.js';
 
 /**
  * The native object reader's build (build/build-native.mjs) and its place in what ships: the npm
@@ -73,46 +66,42 @@ describe.skipIf(skipShipped)('the native object reader as shipped', () => {
     expect(files).toContain('dist/native/object-reader-linux-x64.node');
   });
 
-  it('is an asset of the single executable, which loads it and leaves no file behind', async () => {
+  it('is an asset of the single executable, which reads blobs through it and leaves no file behind', () => {
     // The executable carries the addon as built.
     expect(readFileSync(BINARY).includes(readFileSync(ADDON))).toBe(true);
 
-    // The loader as the executable's bundle has it (CommonJS, import.meta.url undefined: build-binary's
-    // esbuild options), run inside the executable by a --require preload: node:sea answers there as it
-    // does for the executable's own script.
-    const loader = join(work, 'native-module.cjs');
-    await build({
-      entryPoints: [join(ROOT, 'src', 'scanner', 'sources', 'native-module.ts')],
-      outfile: loader,
-      bundle: true,
-      platform: 'node',
-      target: 'node24',
-      format: 'cjs',
-      define: { 'import.meta.url': 'undefined' },
-      logLevel: 'error',
-    });
-    const preload = join(work, 'preload.cjs');
-    writeFileSync(
-      preload,
-      `const { loadObjectReader, objectReaderUnavailableReason } = require(${JSON.stringify(loader)});
-const reader = loadObjectReader();
-process.stdout.write(JSON.stringify({
-  sea: require('node:sea').isSea(),
-  exports: reader === null ? null : Object.keys(reader).sort(),
-  reason: objectReaderUnavailableReason() ?? null,
-}));
-process.exit(0);
-`,
-    );
-    // Its own temporary folder, to see that the addon's folder is gone once loaded.
-    const temp = join(work, 'tmp');
-    mkdirSync(temp);
-    const r = spawnSync(BINARY, ['--version'], {
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: `--require ${preload}`, TMPDIR: temp, SVC_OBJECT_READER: '' },
-    });
-    expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ sea: true, exports: ['close', 'open', 'read'], reason: null });
-    expect(readdirSync(temp)).toEqual([]);
+    const repo = new TestRepo();
+    try {
+      repo.commitFiles(
+        { 'config.js': `const token = "${fakeCodehostToken()}";\n`, 'README.md': '# demo\n' },
+        'add',
+      );
+      repo.commitFiles({ 'README.md': '# demo\nmore\n' }, 'edit');
+      // Its own temporary folder, to see that the addon's folder is gone once loaded; git's trace
+      // names every git the scan starts.
+      const scan = (env: NodeJS.ProcessEnv) => {
+        const temp = mkdtempSync(join(work, 'tmp-'));
+        const trace = join(work, `trace-${Date.now()}-${Math.random()}`);
+        const r = spawnSync(BINARY, ['scan', '--no-verify', '--format', 'json', repo.dir], {
+          encoding: 'utf8',
+          env: { ...process.env, TMPDIR: temp, GIT_TRACE: trace, ...env },
+        });
+        const gits = readFileSync(trace, 'utf8');
+        return { r, gits, left: readdirSync(temp) };
+      };
+      const native = scan({ SVC_OBJECT_READER: '' });
+      expect(native.r.status, native.r.stderr).toBe(1); // a finding
+      expect(native.gits).toContain('rev-list');
+      expect(native.gits).not.toContain('cat-file --batch');
+      expect(native.left).toEqual([]);
+
+      const git = scan({ SVC_OBJECT_READER: 'git' });
+      expect(git.r.status, git.r.stderr).toBe(1);
+      expect(git.gits).toContain('cat-file --batch');
+      expect(native.r.stdout).toBe(git.r.stdout);
+      expect(JSON.parse(native.r.stdout).findings).toHaveLength(1);
+    } finally {
+      repo.cleanup();
+    }
   });
 });
