@@ -6,17 +6,21 @@
 //! JavaScript interface (native-module.ts holds its types):
 //!   open(objectsDir, alternates) -> database          throws an Error saying why it cannot
 //!   read(database, ids, maxObjectSize, out, done)     done(error, used) on the main thread
+//!   listChanges(database, commitIds, out, done)      done(error, used) on the main thread
 //!   close(database)
 //! `ids` are 20-byte binary ids, concatenated. The answers are written into the Buffer `out`, one an
 //! id, in order: a status byte (0 found, 1 not in the database, 2 left to git), a type byte (1
 //! commit, 2 tree, 3 blob, 4 tag, 0 unknown), the size (u32, little-endian, 0 unknown), then the
 //! content when found. They stop early when `out` is full: `used` bytes hold the answers to the first
 //! ids, and the rest are to be asked again. An object too large for `out` even alone is left to git.
+//! listChanges lists commits' tree changes as `git log --raw -c` does (listing.rs describes its records).
 
 mod delta;
+mod listing;
 mod napi;
 mod odb;
 mod pack;
+mod tree;
 mod zlib;
 
 use napi::*;
@@ -32,9 +36,18 @@ const FOUND: u8 = 0;
 const NOT_FOUND: u8 = 1;
 const LEFT_TO_GIT: u8 = 2;
 
+extern "C" {
+    /** glibc's: frees the unused memory of every arena (the main heap's holes too). */
+    fn malloc_trim(pad: usize) -> i32;
+
+
+}
+
 /** What a JavaScript `database` value holds: the database until it is closed. */
 struct Handle {
     odb: Mutex<Option<Arc<Odb>>>,
+    /** Parsed trees and commit headers kept between listings, until it is closed. */
+    trees: Mutex<Option<Arc<tree::TreeCache>>>,
 }
 
 struct Work {
@@ -120,7 +133,7 @@ extern "C" fn open(env: napi_env, info: napi_callback_info) -> napi_value {
         Ok(Err(message)) => return throw(env, &message),
         Err(_) => return throw(env, "open: the object reader failed"),
     };
-    let handle = Box::into_raw(Box::new(Handle { odb: Mutex::new(Some(Arc::new(odb))) }));
+    let handle = Box::into_raw(Box::new(Handle { odb: Mutex::new(Some(Arc::new(odb))), trees: Mutex::new(Some(Arc::new(tree::TreeCache::new()))) }));
     let mut value = null_mut();
     if unsafe { napi_create_external(env, handle as *mut c_void, free_handle, null_mut(), &mut value) } != NAPI_OK {
         drop(unsafe { Box::from_raw(handle) });
@@ -134,6 +147,10 @@ extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
     let Some(handle) = handle_of(env, db) else { return throw(env, "close: not a database") };
     // Reads under way keep their own reference; the files close when the last one ends.
     handle.odb.lock().unwrap_or_else(|p| p.into_inner()).take();
+    handle.trees.lock().unwrap_or_else(|p| p.into_inner()).take();
+    // What the caches and buffers held goes back to the system now, not when glibc's arenas next
+    // happen to shrink: the scan goes on for a while after its reading (the diff pass).
+    unsafe { malloc_trim(0) };
     undefined(env)
 }
 
@@ -198,11 +215,44 @@ extern "C" fn execute(_env: napi_env, data: *mut c_void) {
             read_all(odb, &work.ids, work.max_size, out)
         }
     };
+    trim_now_and_then();
+}
+
+/**
+ * Gives the allocator's free memory back to the system every so many calls. The delta chains
+ * rebuilt and the caches' turnover leave free chunks all over glibc's arenas: on git/git 48 MB free
+ * against 36 MB in use by the listing's end, all of it resident.
+ */
+pub fn trim_now_and_then() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    if CALLS.fetch_add(1, Ordering::Relaxed) % TRIM_EVERY == TRIM_EVERY - 1 {
+        unsafe { malloc_trim(0) };
+    }
+}
+
+/** Calls (reads and listings) between two trims. */
+const TRIM_EVERY: usize = 32;
+
+thread_local! {
+    /** Each worker thread's inflate stream and input buffer, made on its first read. */
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
+fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usize, String> {
+    let kept = SCRATCH.with(|cell| cell.borrow_mut().take());
+    let mut scratch = match kept {
+        Some(scratch) => scratch,
+        None => Scratch::new()?,
+    };
+    scratch.forget();
+    let used = read_into(odb, ids, max_size, out, &mut scratch);
+    SCRATCH.with(|cell| *cell.borrow_mut() = Some(scratch));
+    Ok(used)
 }
 
 /** Answers as many of `ids` as fit in `out`; returns the bytes used. */
-fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usize, String> {
-    let mut scratch = Scratch::new()?;
+fn read_into(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8], scratch: &mut Scratch) -> usize {
     let mut used = 0;
     let largest = (out.len() - 6) as u64; // an object larger than this cannot be answered here
     for (number, chunk) in ids.chunks_exact(20).enumerate() {
@@ -212,10 +262,11 @@ fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usiz
         let id: &[u8; 20] = chunk.try_into().unwrap();
         let room = &mut out[used + 6..];
         // A fault in the reader is one object left to git, not a failed scan.
-        let answer = catch_unwind(AssertUnwindSafe(|| odb.read(id, max_size.min(largest), room, &mut scratch)))
+        let answer = catch_unwind(AssertUnwindSafe(|| odb.read(id, max_size.min(largest), room, scratch)))
             .unwrap_or_else(|_| {
+                // The inflate stream may be mid-object: start it again.
                 if let Ok(fresh) = Scratch::new() {
-                    scratch = fresh;
+                    *scratch = fresh;
                 }
                 Answer::LeaveToGit(0, 0)
             });
@@ -232,7 +283,7 @@ fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usiz
         out[used + 2..used + 6].copy_from_slice(&(size.min(u32::MAX as u64) as u32).to_le_bytes());
         used += 6 + if status == FOUND { size as usize } else { 0 };
     }
-    Ok(used)
+    used
 }
 
 /** Back on the main thread: hand the bytes used (or the error) to `done`. */
@@ -277,6 +328,7 @@ pub extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) ->
     std::panic::set_hook(Box::new(|_| {}));
     export(env, exports, c"open", open);
     export(env, exports, c"read", read);
+    export(env, exports, c"listChanges", listing::list_changes);
     export(env, exports, c"close", close);
     exports
 }

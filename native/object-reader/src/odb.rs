@@ -314,10 +314,19 @@ pub struct Scratch {
 
 /** A read of this size at an entry takes the whole of most entries' compressed data. */
 const FIRST_READ: usize = 8 << 10;
+/** The most read from a pack at once: larger entries are inflated a piece at a time. */
+const INPUT_SIZE: usize = 256 << 10;
 
 impl Scratch {
     pub fn new() -> Result<Scratch, String> {
-        Ok(Scratch { z: Inflater::new()?, input: vec![0; 1 << 20], input_len: 0, input_at: 0, input_pack: usize::MAX })
+        // Made once a worker thread (lib.rs keeps it): no megabyte allocated and freed a read.
+        Ok(Scratch { z: Inflater::new()?, input: vec![0; INPUT_SIZE], input_len: 0, input_at: 0, input_pack: usize::MAX })
+    }
+
+    /** Forgets what `input` holds: the next read may be of another database's packs. */
+    pub fn forget(&mut self) {
+        self.input_pack = usize::MAX;
+        self.input_len = 0;
     }
 
     /** Reads up to `want` bytes of the pack from `at` (less at its end) into `input`. */

@@ -1,6 +1,7 @@
 import { type BlobSink, BlobStream } from './blob-stream.js';
-import { type GitRunner, HandlerGuard, runGit } from './git.js';
-import { loadObjectReader, type ObjectDatabase, type ObjectReaderModule } from './native-module.js';
+import { type GitRunner, HandlerGuard } from './git.js';
+import type { ObjectDatabase, ObjectReaderModule } from './native-module.js';
+import { openObjectDatabase } from './object-database.js';
 
 /** What blob-first.ts reads blobs through: `git cat-file --batch` (BlobStream) or this process. */
 export interface BlobReader {
@@ -14,7 +15,7 @@ export interface BlobReader {
 
 /**
  * Reads blobs in this process where the native object reader loads and the repository is one it
- * reads (SHA-1, no alternates given through the environment); else through `git cat-file --batch`.
+ * reads (object-database.ts); else through `git cat-file --batch`.
  */
 export async function openBlobReader(git: GitRunner, sink: BlobSink): Promise<BlobReader> {
   const native = await NativeBlobStream.open(git, sink);
@@ -31,7 +32,7 @@ const BATCHES_AT_ONCE = 3;
  * What a read call writes its answers into. A larger object is left to `cat-file`, which streams it
  * (the reader would hold it whole, as git holds one it rebuilds from deltas).
  */
-const ANSWER_BUFFER_SIZE = 4 << 20;
+const ANSWER_BUFFER_SIZE = 2 << 20;
 /** Any object the reader rebuilds may be as large as its buffer holds. */
 const MAX_IN_PROCESS_SIZE = ANSWER_BUFFER_SIZE - 6;
 
@@ -80,24 +81,8 @@ export class NativeBlobStream implements BlobReader {
   private finishCalled = false;
 
   static async open(git: GitRunner, sink: BlobSink): Promise<NativeBlobStream | null> {
-    const reader = loadObjectReader();
-    if (reader === null || process.env.GIT_ALTERNATE_OBJECT_DIRECTORIES) return null;
-    const asked = await runGit(git, [
-      'rev-parse',
-      '--show-object-format',
-      '--path-format=absolute',
-      '--git-path',
-      'objects',
-    ]);
-    const [format, objects] = asked.stdout.toString('utf8').split('\n');
-    if (asked.code !== 0 || format !== 'sha1' || !objects) return null;
-    let db: ObjectDatabase;
-    try {
-      db = reader.open(objects, []);
-    } catch {
-      return null; // a layout the reader does not take: git reads it
-    }
-    return new NativeBlobStream(git, sink, reader, db);
+    const opened = await openObjectDatabase(git, 'blobs');
+    return opened === null ? null : new NativeBlobStream(git, sink, opened.reader, opened.db);
   }
 
   private constructor(

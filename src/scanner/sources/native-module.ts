@@ -35,7 +35,34 @@ export interface ObjectReaderModule {
     out: Buffer,
     done: (error: Error | null, used?: number) => void,
   ): void;
-  /** Closes the database's files; later reads fail. */
+  /**
+   * Lists the tree changes of the commits named by `commitIds` (20-byte binary ids, concatenated) on a
+   * libuv worker thread, exactly as `git log --no-walk=unsorted --stdin --raw -r --no-renames
+   * --no-abbrev -z -c` (with log.showRoot) lists them: a root commit against the empty tree, a
+   * commit with one parent by the recursive tree diff, a merge by the combined diff (only the paths
+   * that differ from every parent), in git's order. Gitlinks are listed like any entry.
+   *
+   * One record per commit, in order, written into `out`:
+   * - 1 byte status: 0 listed; 2 left to git (the commit, a parent or a tree it needs is missing,
+   *   damaged or of another type, or the listing is one not made here exactly as git makes it);
+   * - when 0: u32 LE `parents` (the commit's `parent` lines), u32 LE `count`, then `count` changes,
+   *   each: u32 LE path length and the path's bytes (from the root, `/`-separated, as `git log -z`
+   *   prints it); u32 LE new mode (0 when the commit lacks the path) and the 20-byte new id (zeros
+   *   when lacking); then one old side per parent (exactly one, all zeros, for a root commit), in
+   *   parent order: u32 LE mode (0 when that parent lacks the path) and 20-byte id (zeros then).
+   *   Modes are git's canonical tree modes (100644, 100755, 120000, 160000).
+   *
+   * The records stop early when `out` is full: `done` gets the bytes used, and the commits not
+   * listed are to be asked again (a commit whose record does not fit even alone gets status 2).
+   * `out` (at least 9 bytes) must not be touched until `done` is called.
+   */
+  listChanges(
+    db: ObjectDatabase,
+    commitIds: Buffer,
+    out: Buffer,
+    done: (error: Error | null, used?: number) => void,
+  ): void;
+  /** Closes the database's files and drops the trees kept for listings; later reads fail. */
   close(db: ObjectDatabase): void;
 }
 
@@ -108,8 +135,10 @@ function open(file: string): ObjectReaderModule {
   process.dlopen(holder, file);
   const { exports } = holder;
   // A stale build of another interface is refused here, not at the first read.
-  if (![exports.open, exports.read, exports.close].every((f) => typeof f === 'function')) {
-    throw new Error(`${file} does not export open, read and close`);
+  if (
+    ![exports.open, exports.read, exports.listChanges, exports.close].every((f) => typeof f === 'function')
+  ) {
+    throw new Error(`${file} does not export open, read, listChanges and close`);
   }
   return exports as ObjectReaderModule;
 }

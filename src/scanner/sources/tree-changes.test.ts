@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { liveChildProcesses, liveChildren, noChildLeft } from '../../../test/helpers/child-processes.js';
+import { isCi } from '../../../test/helpers/ci.js';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { renderReport } from '../report/index.js';
 import { scanRepository } from '../scan.js';
 import { listCommits } from './history.js';
+import { loadObjectReader } from './native-module.js';
 import { type ListingMode, listTreeChanges, type TreeChange } from './tree-changes.js';
 
 // The scan lists 4,096 commits to a git process; here the scan's listings take 3, so small histories
@@ -39,7 +41,7 @@ afterAll(() => {
 });
 
 /** Every commit's listing, and the commits handed back unlisted. */
-async function listing(path: string, mode: ListingMode, chunk: number) {
+async function listing(path: string, mode: ListingMode, chunk: number, withGit = false) {
   const git = { binary: 'git', repo: path };
   const { list } = await listCommits(git);
   const listed = new Map<string, TreeChange[]>();
@@ -51,6 +53,7 @@ async function listing(path: string, mode: ListingMode, chunk: number) {
     (sha) => unlisted.add(sha),
     mode,
     chunk,
+    { withGit },
   );
   return { all: list, listed, unlisted };
 }
@@ -95,6 +98,32 @@ describe('listTreeChanges in processes of a few commits', () => {
     }
   });
 });
+
+describe.skipIf(loadObjectReader() === null && !isCi())(
+  'the listing made by the native object reader',
+  () => {
+    it('is what git lists, commit for commit', async () => {
+      const native = await listing(repo.dir, 'combined', 1 << 30);
+      const byGit = await listing(repo.dir, 'combined', 1 << 30, true);
+      expect([...native.listed]).toEqual([...byGit.listed]);
+      expect(native.unlisted.size).toBe(0);
+    });
+
+    it('on a damaged history, leaves to git only what git cannot list either', async () => {
+      const native = await listing(damaged, 'combined', 1 << 30);
+      const byGit = await listing(damaged, 'combined', 3, true);
+      expect(native.unlisted.size).toBeGreaterThan(0);
+      for (const sha of native.unlisted) expect(byGit.unlisted.has(sha)).toBe(true);
+      const changesOf = (run: typeof native) =>
+        new Map(
+          [...run.listed]
+            .map(([key, changes]) => [key.split(' ')[0]!, changes] as const)
+            .filter(([sha]) => !byGit.unlisted.has(sha)),
+        );
+      expect(changesOf(native)).toEqual(changesOf(byGit));
+    });
+  },
+);
 
 describe('an exception in the per-commit callback', () => {
   it('rejects the listing with it, hands on no later commit and leaves no git running', async () => {
@@ -148,6 +177,7 @@ describe('a paced listing', () => {
             setTimeout(killGits, 50);
             return true;
           },
+          withGit: true, // git's own listing, whatever the native reader could do
         },
       );
       await listed;

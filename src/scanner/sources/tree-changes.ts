@@ -1,22 +1,10 @@
 import { BOUNDED_PACK_MEMORY, type GitRunner, HandlerGuard, spawnFailure, spawnGit } from './git.js';
 import type { CommitSequence } from './history.js';
+import { listChangesNatively } from './native-listing.js';
+import { openObjectDatabase } from './object-database.js';
+import { changeOf, type TreeChange } from './tree-change.js';
 
-/**
- * One path a commit changed, as `git log --raw -c` lists it: the blob it has now (null when the path
- * was deleted) and the blobs it had in each parent (none for an added path). Gitlinks (submodule
- * commits) are left out: they are not objects of this repository and hold no lines.
- */
-export interface TreeChange {
-  /** The path as git printed it (bytes as latin1): which file's versions these blobs are. */
-  path: string;
-  newBlob: string | null;
-  oldBlobs: string[];
-  /**
-   * For each old blob, whether git diffs the new blob against it: not across a change between a
-   * file and a symlink, which git shows as a deletion and an addition.
-   */
-  diffedAgainst: boolean[];
-}
+export type { TreeChange } from './tree-change.js';
 
 /**
  * Tree changes only: no blob is read and no line diff is made. -c lists, for a merge, only the paths
@@ -56,7 +44,6 @@ const RAW_ARGS = [
 export type ListingMode = 'combined' | 'per-parent';
 const MODE_ARGS: Record<ListingMode, string[]> = { combined: ['-c'], 'per-parent': ['-m', '--merges'] };
 
-const GITLINK = '160000';
 const NUL = 0;
 
 /**
@@ -79,10 +66,12 @@ export type OnCommit = (sha: string, changes: TreeChange[], parents: number) => 
 export type ListingPace = (resume: () => void) => boolean;
 
 /**
- * Lists the tree changes of every commit in `commits`, in order, calling `onCommit` once for each,
- * `chunk` commits to a git process. When git dies on a damaged object, the commits it could not list
- * are handed to `onUnlisted` (the caller reads them the careful way) and the listing resumes after
- * them. `paths` limits the listing to those paths (literally; none may hold a line break).
+ * Lists the tree changes of every commit in `commits`, in order, calling `onCommit` once for each:
+ * the combined listing of a whole history in this process where the native object reader can
+ * (native-listing.ts; `withGit` says not to), else `chunk` commits to a git process. When git dies
+ * on a damaged object, the commits it could not list are handed to `onUnlisted` (the caller reads
+ * them the careful way) and the listing resumes after them. `paths` limits the listing to those
+ * paths (literally; none may hold a line break).
  */
 export async function listTreeChanges(
   git: GitRunner,
@@ -91,7 +80,7 @@ export async function listTreeChanges(
   onUnlisted: (sha: string) => void,
   mode: ListingMode = 'combined',
   chunk = LISTING_CHUNK,
-  { pace, paths }: { pace?: ListingPace; paths?: readonly string[] } = {},
+  { pace, paths, withGit = false }: { pace?: ListingPace; paths?: readonly string[]; withGit?: boolean } = {},
 ): Promise<void> {
   // `--sparse`: with paths, every commit is printed, even one the paths leave unchanged against
   // a parent (history simplification would drop a merge equal to one parent there).
@@ -99,30 +88,55 @@ export async function listTreeChanges(
   // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
   const limit =
     paths === undefined ? undefined : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`, 'latin1');
-  let start = 0;
-  while (start < commits.length) {
-    git.signal?.throwIfAborted(); // an aborted scan starts no more gits
-    const end = Math.min(commits.length, start + chunk);
-    const stdin =
-      limit === undefined ? commits.slice(start, end) : Buffer.concat([commits.slice(start, end), limit]);
-    const listed = await runRaw(git, args, stdin, onCommit, pace);
-    if (listed === null) {
-      start = end;
-      continue;
+  /** Lists commits [from, to) with git, `chunk` to a process, handing on those git could not list. */
+  const listWithGit = async (from: number, to: number): Promise<void> => {
+    let start = from;
+    while (start < to) {
+      git.signal?.throwIfAborted(); // an aborted scan starts no more gits
+      const end = Math.min(to, start + chunk);
+      const stdin =
+        limit === undefined ? commits.slice(start, end) : Buffer.concat([commits.slice(start, end), limit]);
+      const listed = await runRaw(git, args, stdin, onCommit, pace);
+      if (listed === null) {
+        start = end;
+        continue;
+      }
+      if (mode === 'per-parent') {
+        // A merge is printed once per parent, so the count of headers does not say where git died:
+        // on failure every commit of this run is unlisted (only used on damaged repositories).
+        for (let i = start; i < end; i++) onUnlisted(commits.at(i));
+        start = end;
+        continue;
+      }
+      // git prints a commit once its whole tree diff is made, so the commit after the last one
+      // printed is the one it died on; the last printed may be cut short, so it goes the careful way
+      // too.
+      const failedAt = start + listed;
+      if (listed > 0) onUnlisted(commits.at(failedAt - 1));
+      if (failedAt < end) onUnlisted(commits.at(failedAt));
+      start = Math.min(failedAt + 1, end);
     }
-    if (mode === 'per-parent') {
-      // A merge is printed once per parent, so the count of headers does not say where git died:
-      // on failure every commit of this run is unlisted (only used on damaged repositories).
-      for (let i = start; i < end; i++) onUnlisted(commits.at(i));
-      start = end;
-      continue;
-    }
-    // git prints a commit once its whole tree diff is made, so the commit after the last one printed
-    // is the one it died on; the last printed may be cut short, so it goes the careful way too.
-    const failedAt = start + listed;
-    if (listed > 0) onUnlisted(commits.at(failedAt - 1));
-    if (failedAt < end) onUnlisted(commits.at(failedAt));
-    start = Math.min(failedAt + 1, end);
+  };
+  // The whole history's combined listing is made in this process where the native reader can
+  // (object-database.ts); a commit it leaves to git is listed by git.
+  const opened =
+    mode === 'combined' && paths === undefined && !withGit ? await openObjectDatabase(git, 'listing') : null;
+  if (opened === null) return listWithGit(0, commits.length);
+  const waitIfPaced = () =>
+    new Promise<void>((resolve) => {
+      if (!pace?.(resolve)) resolve();
+    });
+  try {
+    await listChangesNatively(
+      opened,
+      commits,
+      onCommit,
+      (place) => listWithGit(place, place + 1),
+      waitIfPaced,
+      git.signal,
+    );
+  } finally {
+    opened.reader.close(opened.db);
   }
 }
 
@@ -237,7 +251,6 @@ class RawParser {
 }
 
 const isNull = (id: string): boolean => /^0+$/.test(id);
-const isSymlink = (mode: string): boolean => mode === '120000';
 
 /**
  * `:<old mode> <new mode> <old id> <new id> <status>`, or for a merge with N parents
@@ -247,18 +260,8 @@ function parseEntry(field: string): TreeChange | null {
   let colons = 0;
   while (field.charCodeAt(colons) === 0x3a) colons++;
   const parts = field.slice(colons).split(' ');
-  const modes = parts.slice(0, colons + 1);
-  const ids = parts.slice(colons + 1, 2 * colons + 2);
+  const modes = parts.slice(0, colons + 1).map((mode) => Number.parseInt(mode, 8));
+  const ids = parts.slice(colons + 1, 2 * colons + 2).map((id) => (isNull(id) ? null : id));
   if (ids.length !== colons + 1) return null;
-  const newMode = modes[colons]!;
-  const newId = ids[colons]!;
-  const oldBlobs: string[] = [];
-  const diffedAgainst: boolean[] = [];
-  for (let k = 0; k < colons; k++) {
-    if (modes[k] === GITLINK || isNull(ids[k]!)) continue;
-    oldBlobs.push(ids[k]!);
-    diffedAgainst.push(isSymlink(modes[k]!) === isSymlink(newMode));
-  }
-  const newBlob = newMode === GITLINK || isNull(newId) ? null : newId;
-  return newBlob === null && oldBlobs.length === 0 ? null : { path: '', newBlob, oldBlobs, diffedAgainst };
+  return changeOf('', modes[colons]!, ids[colons]!, modes.slice(0, colons), ids.slice(0, colons));
 }

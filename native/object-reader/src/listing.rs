@@ -1,0 +1,484 @@
+//! Each commit's tree changes, as `git log --no-walk=unsorted --raw -r --no-renames --no-abbrev -z -c`
+//! (with log.showRoot) lists them: a root commit against the empty tree, a commit with one parent
+//! by the plain recursive tree diff, a merge by the combined diff's multi-tree walk (only the paths
+//! that differ from every parent). One walk serves all three, as in git: tree-diff.c's
+//! ll_diff_tree_paths and emit_path, ported (git 2.39), with one parent for a plain diff.
+//!
+//! JavaScript: listChanges(database, commitIds, out, done) -> done(error, used) on the main thread.
+//! The records written into `out`, one a commit, in order:
+//!   u8 status: 0 listed; 2 left to git (a commit or tree missing, damaged, of another type, or
+//!     anything not done here exactly as git does it)
+//!   when 0: u32 LE parents (the commit's `parent` lines), u32 LE count, then `count` changes:
+//!     u32 LE path length, the path (from the root, '/'-separated, as git -z prints it),
+//!     u32 LE new mode (0 when absent) + 20-byte new id (zeros when absent),
+//!     then for each parent (one all-zero side for a root commit) u32 LE mode + 20-byte id.
+//! A record that does not fit in what is left of `out` ends the call (`used` bytes hold the records
+//! of the first commits; the caller asks again for the rest); one that does not fit even first is
+//! status 2.
+
+use crate::napi::*;
+use crate::odb::{Answer, Odb, Scratch, COMMIT, TREE};
+use crate::tree::{base_name_compare, common_prefix, is_dir, parse_tree, Commit, Entry, Tree, TreeCache};
+use crate::{args, handle_of, throw, undefined};
+use std::cmp::Ordering;
+use std::os::raw::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::null_mut;
+use std::sync::Arc;
+
+const LISTED: u8 = 0;
+const LEFT_TO_GIT: u8 = 2;
+/** Status, parents and count: a listing with no changes. */
+const HEADER: usize = 9;
+/** Deeper trees than this are left to git (the walk recurses once a level). */
+const MAX_DEPTH: usize = 1000;
+/**
+ * The largest commit or tree read (git's largest trees are a few megabytes, commits a few kilobytes):
+ * a larger one is left to git, and a damaged size never makes this allocate more.
+ */
+const MAX_OBJECT: usize = 64 << 20;
+/** The object buffer's first size; it grows to the largest tree read in the call. */
+const FIRST_BUFFER: usize = 256 << 10;
+
+/** Why a commit's listing stopped. */
+enum Stop {
+    /** git should list it: something missing or damaged, or not handled here. */
+    LeaveToGit,
+    /** Its record does not fit in what is left of `out`. */
+    NoRoom,
+}
+
+/** One call's state: where objects come from, and where the records go. */
+struct Lister<'a> {
+    odb: &'a Odb,
+    cache: &'a TreeCache,
+    scratch: Scratch,
+    /** Objects are read into this (grown as needed), then parsed out of it. */
+    buffer: Vec<u8>,
+    empty: Tree,
+    /** A tree's entries, parsed here before the tree is kept. */
+    entries: Vec<Entry>,
+    /** The path of the trees being walked, each name followed by '/' (git's `base`). */
+    base: Vec<u8>,
+    out: &'a mut [u8],
+    at: usize,
+    count: u32,
+}
+
+/** An entry of a tree being walked, or the end of it (which sorts after every entry). */
+struct Desc {
+    tree: Tree,
+    at: usize,
+}
+
+impl Desc {
+    #[inline]
+    fn entry(&self) -> Option<&Entry> {
+        self.tree.entries().get(self.at)
+    }
+}
+
+/** git's tree_entry_pathcmp: by name and whether a tree; an ended tree after everything. */
+#[inline]
+fn pathcmp(a: &Desc, b: &Desc) -> Ordering {
+    match (a.entry(), b.entry()) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Greater,
+        (Some(_), None) => Ordering::Less,
+        (Some(x), Some(y)) => base_name_compare(a.tree.name(x), x.mode, b.tree.name(y), y.mode),
+    }
+}
+
+impl<'a> Lister<'a> {
+    /** Reads object `id` into `buffer`, which must be of type `kind`; its size. */
+    fn read(&mut self, id: &[u8; 20], kind: u8, max: usize) -> Result<usize, Stop> {
+        loop {
+            match self.odb.read(id, max as u64, &mut self.buffer, &mut self.scratch) {
+                Answer::Found(found, size) if found == kind => return Ok(size),
+                Answer::NoRoom(found, size) if found == kind && size <= max as u64 && size as usize > self.buffer.len() => {
+                    self.buffer.resize(size as usize, 0);
+                }
+                _ => return Err(Stop::LeaveToGit),
+            }
+        }
+    }
+
+    fn commit(&mut self, id: &[u8; 20]) -> Result<Arc<Commit>, Stop> {
+        if let Some(commit) = self.cache.commit(id) {
+            return Ok(commit);
+        }
+        let size = self.read(id, COMMIT, MAX_OBJECT)?;
+        let commit = Arc::new(Commit::parse(&self.buffer[..size]).ok_or(Stop::LeaveToGit)?);
+        self.cache.put_commit(*id, commit.clone());
+        Ok(commit)
+    }
+
+    /** The tree `id` (the empty tree for none), as fill_tree_descriptor reads it. */
+    fn tree(&mut self, id: Option<&[u8; 20]>) -> Result<Desc, Stop> {
+        let Some(id) = id else { return Ok(Desc { tree: self.empty.clone(), at: 0 }) };
+        if let Some(tree) = self.cache.tree(id) {
+            return Ok(Desc { tree, at: 0 });
+        }
+        let size = self.read(id, TREE, MAX_OBJECT)?;
+        if !parse_tree(&self.buffer[..size], &mut self.entries) {
+            return Err(Stop::LeaveToGit);
+        }
+        let tree = self.cache.put_tree(*id, &self.entries, &self.buffer[..size]);
+        Ok(Desc { tree, at: 0 })
+    }
+
+    #[inline]
+    fn put_u32(&mut self, value: u32) {
+        self.out[self.at..self.at + 4].copy_from_slice(&value.to_le_bytes());
+        self.at += 4;
+    }
+
+    #[inline]
+    fn put_bytes(&mut self, bytes: &[u8]) {
+        self.out[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+        self.at += bytes.len();
+    }
+
+    /** The record of commit `id` at `at`, or why not (`at` is then where it was). */
+    fn list(&mut self, id: &[u8; 20]) -> Result<(), Stop> {
+        let start = self.at;
+        if self.out.len() - start < HEADER {
+            return Err(Stop::NoRoom);
+        }
+        let commit = self.commit(id)?;
+        // A root commit is diffed against the empty tree; every other against each parent's tree
+        // (git parses a lone parent whole: parse_commit_or_die).
+        let mut parents: Vec<Option<[u8; 20]>> = Vec::with_capacity(commit.parents.len().max(1));
+        for parent in &commit.parents {
+            parents.push(Some(self.commit(parent)?.tree));
+        }
+        if parents.is_empty() {
+            parents.push(None);
+        }
+        self.out[start] = LISTED;
+        self.at = start + 1;
+        self.put_u32(commit.parents.len() as u32);
+        self.at += 4; // the count, once known
+        self.count = 0;
+        self.base.clear();
+        let walked = self.walk(Some(&commit.tree), &parents, 0);
+        if let Err(stop) = walked {
+            self.at = start;
+            return Err(stop);
+        }
+        self.out[start + 5..start + 9].copy_from_slice(&self.count.to_le_bytes());
+        Ok(())
+    }
+
+    /**
+     * tree-diff.c's ll_diff_tree_paths: walks tree `t` and the parents' trees in lock-step, in git's
+     * entry order, and emits the paths that differ from every parent (for one parent, every path
+     * that differs). `neq[i]` is git's S_IFXMIN_NEQ mark: parent i's entry is past the smallest.
+     */
+    fn walk(&mut self, t: Option<&[u8; 20]>, parent_ids: &[Option<[u8; 20]>], depth: usize) -> Result<(), Stop> {
+        if depth > MAX_DEPTH {
+            return Err(Stop::LeaveToGit);
+        }
+        let n = parent_ids.len();
+        // Parents first, as git loads them (the order does not matter here: any failure is one).
+        let mut tp: Vec<Desc> = Vec::with_capacity(n);
+        for id in parent_ids {
+            tp.push(self.tree(id.as_ref())?);
+        }
+        let mut t = self.tree(t)?;
+        let mut neq = vec![false; n];
+        loop {
+            if t.entry().is_none() && tp.iter().all(|d| d.entry().is_none()) {
+                return Ok(());
+            }
+            if n == 1 && skip_identical(&mut t, &mut tp[0]) {
+                continue;
+            }
+            // imin = argmin(p1..pn), marking along the way which parents are past it.
+            let mut imin = 0;
+            neq[0] = false;
+            for i in 1..n {
+                match pathcmp(&tp[i], &tp[imin]) {
+                    Ordering::Less => {
+                        imin = i;
+                        neq[i] = false;
+                    }
+                    Ordering::Equal => neq[i] = false,
+                    Ordering::Greater => neq[i] = true,
+                }
+            }
+            for mark in neq.iter_mut().take(imin) {
+                *mark = true;
+            }
+            match pathcmp(&t, &tp[imin]) {
+                Ordering::Equal => {
+                    // Emitted unless equal (id and mode) to one of the parents at this name.
+                    let te = *t.entry().unwrap();
+                    let same = (0..n).any(|i| {
+                        !neq[i] && {
+                            let pe = tp[i].entry().unwrap();
+                            pe.mode == te.mode && tp[i].tree.id(pe) == t.tree.id(&te)
+                        }
+                    });
+                    if !same {
+                        self.emit(Some(&t), Some(&tp), &neq, imin, depth)?;
+                    }
+                    t.at += 1;
+                    advance(&mut tp, &neq);
+                }
+                Ordering::Less => {
+                    // Added: in no parent.
+                    self.emit(Some(&t), None, &neq, imin, depth)?;
+                    t.at += 1;
+                }
+                Ordering::Greater => {
+                    // Deleted, if gone from every parent that had it; a parent past it keeps it out.
+                    if neq.iter().all(|&m| !m) {
+                        self.emit(None, Some(&tp), &neq, imin, depth)?;
+                    }
+                    advance(&mut tp, &neq);
+                }
+            }
+        }
+    }
+
+    /**
+     * tree-diff.c's emit_path: a path that differs; a tree is walked into (-r, no -t), anything else
+     * written as a change, with each parent's side where the parent is at this name (else absent).
+     */
+    fn emit(&mut self, t: Option<&Desc>, tp: Option<&[Desc]>, neq: &[bool], imin: usize, depth: usize) -> Result<(), Stop> {
+        let (name, mode, id, dir): (&[u8], u32, Option<&[u8; 20]>, bool) = match t {
+            Some(t) => {
+                let e = t.entry().unwrap();
+                (t.tree.name(e), e.mode, Some(t.tree.id(e)), is_dir(e.mode))
+            }
+            None => {
+                // Deleted: the name, and whether a tree, from the smallest parent's entry.
+                let d = &tp.unwrap()[imin];
+                let e = d.entry().unwrap();
+                (d.tree.name(e), 0, None, is_dir(e.mode))
+            }
+        };
+        let valid = |i: usize| -> Option<(&Desc, &Entry)> {
+            let tp = tp?;
+            if neq[i] {
+                return None;
+            }
+            let d = &tp[i];
+            d.entry().map(|e| (d, e))
+        };
+        if dir {
+            let parents: Vec<Option<[u8; 20]>> = (0..neq.len()).map(|i| valid(i).map(|(d, e)| *d.tree.id(e))).collect();
+            let mark = self.base.len();
+            self.base.extend_from_slice(name);
+            self.base.push(b'/');
+            let walked = self.walk(id, &parents, depth + 1);
+            self.base.truncate(mark);
+            return walked;
+        }
+        let path_len = self.base.len() + name.len();
+        let size = 4 + path_len + 24 * (1 + neq.len());
+        if self.out.len() - self.at < size || path_len > u32::MAX as usize {
+            return Err(Stop::NoRoom);
+        }
+        self.put_u32(path_len as u32);
+        let base = std::mem::take(&mut self.base);
+        self.put_bytes(&base);
+        self.base = base;
+        self.put_bytes(name);
+        self.put_u32(mode);
+        self.put_bytes(id.unwrap_or(&[0; 20]));
+        for i in 0..neq.len() {
+            match valid(i) {
+                Some((d, e)) => {
+                    self.put_u32(e.mode);
+                    self.put_bytes(d.tree.id(e));
+                }
+                None => {
+                    self.put_u32(0);
+                    self.put_bytes(&[0; 20]);
+                }
+            }
+        }
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/**
+ * With one parent: the entries from here on that are byte for byte the same in both trees (mode as
+ * written, name, id) are skipped at once, as git's walk skips them one by one (same name, mode and
+ * id: nothing emitted, both move on). Bytes that are the same parse into the same entries, so both
+ * trees move on by as many. Whether any were skipped.
+ */
+#[inline]
+fn skip_identical(t: &mut Desc, p: &mut Desc) -> bool {
+    if t.at >= t.tree.entries().len() || p.at >= p.tree.entries().len() {
+        return false;
+    }
+    let (ts, ps) = (t.tree.start(t.at), p.tree.start(p.at));
+    let same = common_prefix(t.tree.bytes_from(ts), p.tree.bytes_from(ps));
+    let mut k = 0;
+    let most = (t.tree.entries().len() - t.at).min(p.tree.entries().len() - p.at);
+    while k < most && t.tree.end(t.at + k) - ts <= same {
+        k += 1;
+    }
+    t.at += k;
+    p.at += k;
+    k > 0
+}
+
+/** git's update_tp_entries: the parents at the smallest name move on. */
+#[inline]
+fn advance(tp: &mut [Desc], neq: &[bool]) {
+    for (d, &past) in tp.iter_mut().zip(neq) {
+        if !past && d.at < d.tree.entries().len() {
+            d.at += 1;
+        }
+    }
+}
+
+/** Lists as many of `ids`' commits as fit in `out`; the bytes used. */
+fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    let mut lister = Lister {
+        odb,
+        cache,
+        scratch: Scratch::new()?,
+        buffer: vec![0; FIRST_BUFFER],
+        empty: Tree::empty(),
+        entries: Vec::new(),
+        base: Vec::with_capacity(256),
+        out,
+        at: 0,
+        count: 0,
+    };
+    for (number, chunk) in ids.chunks_exact(20).enumerate() {
+        let id: &[u8; 20] = chunk.try_into().unwrap();
+        let start = lister.at;
+        if lister.out.len() - start < HEADER {
+            break;
+        }
+        // A fault here is one commit left to git, not a failed scan.
+        let listed = catch_unwind(AssertUnwindSafe(|| lister.list(id))).unwrap_or_else(|_| {
+            // The inflate stream may be mid-object: start it again.
+            if let Ok(fresh) = Scratch::new() {
+                lister.scratch = fresh;
+            }
+            Err(Stop::LeaveToGit)
+        });
+        match listed {
+            Ok(()) => {}
+            // Fits on its own, perhaps: the next call, where it comes first, lists it.
+            Err(Stop::NoRoom) if number > 0 => {
+                lister.at = start;
+                break;
+            }
+            Err(_) => {
+                lister.out[start] = LEFT_TO_GIT;
+                lister.at = start + 1;
+            }
+        }
+    }
+    Ok(lister.at)
+}
+
+struct ListWork {
+    odb: Option<Arc<Odb>>,
+    cache: Option<Arc<TreeCache>>,
+    ids: Vec<u8>,
+    /** The JavaScript Buffer written into, held by `out_ref` until the listing is done. */
+    out: *mut u8,
+    out_len: usize,
+    out_ref: napi_ref,
+    done: napi_ref,
+    work: napi_async_work,
+    result: Result<usize, String>,
+}
+
+/** listChanges(database, commitIds, out, done): as `read`, a libuv worker thread fills `out`. */
+pub extern "C" fn list_changes(env: napi_env, info: napi_callback_info) -> napi_value {
+    let [db, ids, out, done] = args::<4>(env, info);
+    let Some(handle) = handle_of(env, db) else { return throw(env, "listChanges: not a database") };
+    let mut data = null_mut();
+    let mut length = 0;
+    if unsafe { napi_get_buffer_info(env, ids, &mut data, &mut length) } != NAPI_OK || length % 20 != 0 {
+        return throw(env, "listChanges: commitIds must be a Buffer of 20-byte ids");
+    }
+    let mut out_data = null_mut();
+    let mut out_len = 0;
+    if unsafe { napi_get_buffer_info(env, out, &mut out_data, &mut out_len) } != NAPI_OK || out_len < HEADER {
+        return throw(env, "listChanges: out must be a Buffer of at least 9 bytes");
+    }
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, done, &mut kind) } != NAPI_OK || kind != NAPI_FUNCTION {
+        return throw(env, "listChanges: done must be a function");
+    }
+    let ids = if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() };
+    let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let work = Box::into_raw(Box::new(ListWork {
+        odb,
+        cache: handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        ids,
+        out: out_data as *mut u8,
+        out_len,
+        out_ref: null_mut(),
+        done: null_mut(),
+        work: null_mut(),
+        result: Err(String::new()),
+    }));
+    unsafe {
+        let mut name = null_mut();
+        napi_create_string_utf8(env, c"svc tree listing".as_ptr(), usize::MAX, &mut name);
+        napi_create_reference(env, done, 1, &mut (*work).done);
+        napi_create_reference(env, out, 1, &mut (*work).out_ref);
+        if napi_create_async_work(env, null_mut(), name, execute, complete, work as *mut c_void, &mut (*work).work) != NAPI_OK
+            || napi_queue_async_work(env, (*work).work) != NAPI_OK
+        {
+            napi_delete_reference(env, (*work).done);
+            napi_delete_reference(env, (*work).out_ref);
+            drop(Box::from_raw(work));
+            return throw(env, "listChanges: could not queue the listing");
+        }
+    }
+    undefined(env)
+}
+
+/** On a libuv worker thread: no JavaScript here; `out` is held by a reference and written only here. */
+extern "C" fn execute(_env: napi_env, data: *mut c_void) {
+    let work = unsafe { &mut *(data as *mut ListWork) };
+    work.result = match (&work.odb, &work.cache) {
+        (Some(odb), Some(cache)) => {
+            let out = unsafe { std::slice::from_raw_parts_mut(work.out, work.out_len) };
+            list_all(odb, cache, &work.ids, out)
+        }
+        _ => Err("listChanges: the database is closed".into()),
+    };
+    crate::trim_now_and_then();
+}
+
+/** Back on the main thread: hand the bytes used (or the error) to `done`. */
+extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
+    let work = unsafe { Box::from_raw(data as *mut ListWork) };
+    unsafe {
+        let mut done = null_mut();
+        napi_get_reference_value(env, work.done, &mut done);
+        napi_delete_reference(env, work.done);
+        napi_delete_reference(env, work.out_ref);
+        napi_delete_async_work(env, work.work);
+        let mut argv = [null_mut(); 2];
+        napi_get_null(env, &mut argv[0]);
+        argv[1] = undefined(env);
+        match &work.result {
+            Ok(used) => {
+                napi_create_double(env, *used as f64, &mut argv[1]);
+            }
+            Err(message) => {
+                let mut text = null_mut();
+                napi_create_string_utf8(env, message.as_ptr() as *const c_char, message.len(), &mut text);
+                napi_create_error(env, null_mut(), text, &mut argv[0]);
+            }
+        }
+        let mut ignored = null_mut();
+        napi_call_function(env, undefined(env), done, 2, argv.as_ptr(), &mut ignored);
+    }
+}

@@ -1,0 +1,764 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isCi } from '../../../test/helpers/ci.js';
+import { TestRepo } from '../../../test/helpers/git-repo.js';
+import {
+  loadObjectReader,
+  OBJECT_READER_FILE,
+  type ObjectDatabase,
+  type ObjectReaderModule,
+  objectReaderUnavailableReason,
+} from './native-module.js';
+
+// The native listing of commits' tree changes (listChanges, native/object-reader/src/listing.rs) held
+// to `git log --raw -c`, field for field and in order, on fixture histories: root commits, changes
+// at every depth, files becoming directories and symlinks, mode changes, gitlinks, names git orders
+// apart, merges of every shape, packed and loose, hand-made trees git would not write, and missing or
+// damaged objects (left to git: status 2).
+
+// ---------------------------------------------------------------------------------------------------
+// The addon
+
+const ADDON = fileURLToPath(new URL(`../../../dist/native/${OBJECT_READER_FILE}`, import.meta.url));
+
+/** The addon through the scanner's loader; null when it is not built. A built addon that does not load fails. */
+function loadReader(): ObjectReaderModule | null {
+  if (!existsSync(ADDON)) return null;
+  const module = loadObjectReader();
+  if (module === null) throw new Error(`${ADDON} did not load: ${objectReaderUnavailableReason()}`);
+  return module;
+}
+
+const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
+const loaded = linuxX64 ? loadReader() : null;
+// In CI the addon must be there (npm run build fails there without rustc); elsewhere it may not be built.
+const skip = !linuxX64 || (loaded === null && !isCi());
+if (skip) {
+  console.warn(
+    linuxX64
+      ? `native-listing.test.ts skipped: ${ADDON} is not built (npm run build:native builds it); in CI it must be`
+      : `native-listing.test.ts skipped: no native object reader on ${process.platform} ${process.arch}`,
+  );
+}
+/** The addon; a missing one fails here, in CI, where the tests would otherwise skip. */
+function reader(): ObjectReaderModule {
+  if (loaded === null) throw new Error(`${ADDON} is not built (npm run build:native); CI requires it`);
+  return loaded;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Listings, the addon's and git's, in one shape
+
+interface Side {
+  /** Octal, six digits, as git prints it. */
+  mode: string;
+  id: string;
+}
+interface Change {
+  /** The path's bytes as latin1: exact. */
+  path: string;
+  now: Side;
+  /** One a parent, in order (one for a root commit). */
+  before: Side[];
+}
+type Listing = { status: 0; parents: number; changes: Change[] } | { status: 2 };
+
+const octal = (mode: number) => mode.toString(8).padStart(6, '0');
+
+/** The records in `out`'s first `used` bytes; throws on a record cut short or more records than asked. */
+function parseRecords(out: Buffer, used: number, asked: number): Listing[] {
+  if (!Number.isInteger(used) || used < 0 || used > out.length) {
+    throw new Error(`done said ${used} bytes used of a ${out.length}-byte buffer`);
+  }
+  const listings: Listing[] = [];
+  let at = 0;
+  const need = (n: number) => {
+    if (at + n > used) throw new Error(`record ${listings.length} runs past the ${used} bytes used`);
+  };
+  const side = (): Side => {
+    need(24);
+    const s = { mode: octal(out.readUInt32LE(at)), id: out.toString('hex', at + 4, at + 24) };
+    at += 24;
+    return s;
+  };
+  while (at < used) {
+    if (listings.length === asked)
+      throw new Error(`${used - at} bytes after the records of all ${asked} commits`);
+    const status = out[at]!;
+    at += 1;
+    if (status === 2) {
+      listings.push({ status: 2 });
+      continue;
+    }
+    if (status !== 0) throw new Error(`record ${listings.length}: status ${status}`);
+    need(8);
+    const parents = out.readUInt32LE(at);
+    const count = out.readUInt32LE(at + 4);
+    at += 8;
+    const changes: Change[] = [];
+    for (let k = 0; k < count; k++) {
+      need(4);
+      const length = out.readUInt32LE(at);
+      at += 4;
+      need(length);
+      const path = out.toString('latin1', at, at + length);
+      at += length;
+      const now = side();
+      const before = Array.from({ length: Math.max(parents, 1) }, side);
+      changes.push({ path, now, before });
+    }
+    listings.push({ status: 0, parents, changes });
+  }
+  return listings;
+}
+
+/** One listChanges() call: the bytes of `out` its records used. */
+function listInto(db: ObjectDatabase, ids: Buffer, out: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    reader().listChanges(db, ids, out, (error, used) => {
+      if (error) reject(error);
+      else if (used === undefined) reject(new Error('done got neither an error nor a byte count'));
+      else resolve(used);
+    });
+  });
+}
+
+/**
+ * The addon's listing of `shas`, through as many calls as it takes (each lists the first commits
+ * whose records fit in `outSize` bytes; the rest are asked again). `calls` gets how many each listed.
+ */
+async function nativeListing(
+  objects: string,
+  shas: string[],
+  outSize = 1 << 20,
+  calls: number[] = [],
+): Promise<Listing[]> {
+  const db = reader().open(objects, []);
+  try {
+    const out = Buffer.alloc(outSize);
+    const listings: Listing[] = [];
+    while (listings.length < shas.length) {
+      const rest = shas.slice(listings.length);
+      out.fill(0xa5); // not zeros: bytes the addon did not write are noticed
+      const used = await listInto(db, Buffer.from(rest.join(''), 'hex'), out);
+      const listed = parseRecords(out, used, rest.length);
+      if (listed.length === 0) throw new Error(`a call with ${rest.length} commits listed none`);
+      calls.push(listed.length);
+      listings.push(...listed);
+    }
+    return listings;
+  } finally {
+    reader().close(db);
+  }
+}
+
+/** The scanner's command (tree-changes.ts, mode combined). */
+const GIT_LOG = [
+  '-c',
+  'log.showRoot=true',
+  '-c',
+  'log.showSignature=false',
+  'log',
+  '--no-walk=unsorted',
+  '--stdin',
+  '--format=%x01%H%x01%P',
+  '--raw',
+  '-r',
+  '--no-renames',
+  '--no-abbrev',
+  '--no-notes',
+  '--no-relative',
+  '-z',
+  '-c',
+];
+const GIT_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_NO_REPLACE_OBJECTS: '1',
+};
+
+/** git's listing of `shas` (which it must list whole), parsed from its -z output. */
+function gitListing(gitDir: string, shas: string[]): Listing[] {
+  const out = execFileSync('git', ['--git-dir', gitDir, ...GIT_LOG], {
+    input: shas.map((s) => `${s}\n`).join(''),
+    env: GIT_ENV,
+    maxBuffer: 1 << 30,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const listings: { sha: string; listing: Listing & { status: 0 } }[] = [];
+  let pendingMeta: string | null = null;
+  let at = 0;
+  while (at < out.length) {
+    let nul = out.indexOf(0, at);
+    if (nul === -1) nul = out.length;
+    const field = out.subarray(out[at] === 0x0a ? at + 1 : at, nul);
+    at = nul + 1;
+    if (pendingMeta !== null) {
+      // `:<modes> <ids> <status>`, as many colons (and old sides) as parents, the path as the next field.
+      const meta = pendingMeta;
+      pendingMeta = null;
+      const colons = meta.match(/^:+/)![0].length;
+      const words = meta.slice(colons).split(' ');
+      const modes = words.slice(0, colons + 1);
+      const ids = words.slice(colons + 1, 2 * colons + 2);
+      const current = listings.at(-1)!.listing;
+      expect(colons).toBe(Math.max(current.parents, 1));
+      current.changes.push({
+        path: field.toString('latin1'),
+        now: { mode: modes[colons]!, id: ids[colons]! },
+        before: modes.slice(0, colons).map((mode, k) => ({ mode, id: ids[k]! })),
+      });
+      continue;
+    }
+    if (field.length === 0) continue;
+    if (field[0] === 0x01) {
+      const [sha, parents] = field.toString('latin1', 1).split('\x01');
+      listings.push({
+        sha: sha!,
+        listing: { status: 0, parents: parents === '' ? 0 : parents!.split(' ').length, changes: [] },
+      });
+    } else if (field[0] === 0x3a) {
+      pendingMeta = field.toString('latin1');
+    } else {
+      throw new Error(`git log printed ${JSON.stringify(field.toString('latin1'))}`);
+    }
+  }
+  expect(listings.map((l) => l.sha)).toEqual(shas);
+  return listings.map((l) => l.listing);
+}
+
+/** Whether git lists `sha` (it dies on a commit whose objects are missing or damaged). */
+function gitLists(gitDir: string, sha: string): boolean {
+  try {
+    gitListing(gitDir, [sha]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Holds the addon's listing of `shas` to git's; returns both. */
+async function expectSameAsGit(gitDir: string, shas: string[]) {
+  const ours = await nativeListing(join(gitDir, 'objects'), shas);
+  const theirs = gitListing(gitDir, shas);
+  // Commit by commit, so that a failure names the commit.
+  for (let k = 0; k < shas.length; k++) {
+    expect({ commit: shas[k], ...ours[k] }).toEqual({ commit: shas[k], ...theirs[k] });
+  }
+  return { ours, theirs };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fixtures
+
+const cleanups: (() => void)[] = [];
+afterAll(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+function newRepo(): TestRepo {
+  const repo = new TestRepo();
+  cleanups.push(() => repo.cleanup());
+  return repo;
+}
+
+/** Builds once, on first use: tests run in a random order and several share a fixture. */
+function once<T>(build: () => T): () => T {
+  let value: { built: T } | undefined;
+  return () => {
+    value ??= { built: build() };
+    return value.built;
+  };
+}
+
+const gitDirOf = (repo: TestRepo) => join(repo.dir, '.git');
+const ZERO = '0'.repeat(40);
+
+/** Every commit of the repository, newest first (as the scanner lists them). */
+function allCommits(gitDir: string): string[] {
+  return execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--all'], { env: GIT_ENV, encoding: 'latin1' })
+    .split('\n')
+    .filter((s) => s !== '');
+}
+
+/** Commits in the index as they are (a gitlink staged by hand would be unstaged by `add -A`). */
+function commitIndex(repo: TestRepo, message: string): string {
+  repo.git('commit', '-q', '--allow-empty', '-m', message);
+  return repo.head();
+}
+
+/** A merge of `branch` into the current branch that stops on a conflict (git merge exits 1). */
+function mergeStopping(repo: TestRepo, ...args: string[]): void {
+  try {
+    repo.git('merge', '-q', '--no-edit', ...args);
+  } catch {
+    // A conflict: the test resolves it.
+  }
+}
+
+const README = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n');
+
+interface History {
+  repo: TestRepo;
+  commits: Record<string, string>;
+}
+
+/**
+ * One history with every shape of change (commit ids by name). Branches: main, topic, other (an
+ * unrelated root), o1-o3 (octopus), df-file/df-dir (a path a file in one, a directory in the other),
+ * conflict-a/conflict-b.
+ */
+const history = once((): History => {
+  const repo = newRepo();
+  const c: Record<string, string> = {};
+  const link = (path: string, target: string) => {
+    rmSync(join(repo.dir, path), { force: true });
+    symlinkSync(target, join(repo.dir, path));
+  };
+  // The root: files at several depths, names git orders apart as trees and as files (`a` is a tree
+  // here: after `a.c`, before `a0`), names with spaces and beyond ASCII, a symlink.
+  repo
+    .write('README.md', `${README}\n`)
+    .write('src/index.js', 'index\n')
+    .write('src/lib/util.js', 'util\n')
+    .write('src/lib/deep/er/x.js', 'x1\n')
+    .write('a-b', 'a-b\n')
+    .write('a.c', 'a.c\n')
+    .write('a/inner.txt', 'inner\n')
+    .write('a0', 'a0\n')
+    .write('f2d', 'a file that becomes a directory\n')
+    .write('name with space.txt', 'space\n')
+    .write('dír/ñame.txt', 'accents\n')
+    .write('日本/語.md', 'cjk\n')
+    .write('link-target.txt', 'target\n')
+    .write('tool.sh', '#!/bin/sh\n')
+    .write('to-link', 'a file that becomes a symlink\n')
+    .write('conflict.txt', 'base\n');
+  link('link', 'link-target.txt');
+  c.root = repo.commit('root');
+  // Adds, modifies and deletes at several depths.
+  repo
+    .write('src/lib/deep/er/x.js', 'x2\n')
+    .write('docs/new/y.md', 'y\n')
+    .write('README.md', `${README}\nmore\n`);
+  rmSync(join(repo.dir, 'src/index.js'));
+  c.depths = repo.commit('depths');
+  // A directory replaced by a file, and a file by a directory.
+  rmSync(join(repo.dir, 'a'), { recursive: true });
+  repo.write('a', 'now a file\n');
+  c.dirToFile = repo.commit('dir to file');
+  rmSync(join(repo.dir, 'f2d'));
+  repo.write('f2d/inside.txt', 'inside\n').write('f2d/deeper/z.txt', 'z\n');
+  c.fileToDir = repo.commit('file to dir');
+  // A file becomes a symlink, a symlink a file.
+  link('to-link', 'link-target.txt');
+  rmSync(join(repo.dir, 'link'));
+  repo.write('link', 'now a file\n');
+  c.symlinks = repo.commit('file <-> symlink');
+  // Modes: 100644 -> 100755, then back with a new content.
+  chmodSync(join(repo.dir, 'tool.sh'), 0o755);
+  c.exec = repo.commit('chmod +x');
+  repo.write('tool.sh', '#!/bin/sh\necho\n');
+  chmodSync(join(repo.dir, 'tool.sh'), 0o644);
+  c.unexec = repo.commit('chmod -x and change');
+  // A gitlink (a submodule's commit), added, changed, then removed.
+  mkdirSync(join(repo.dir, 'sub'));
+  repo.git('update-index', '--add', '--cacheinfo', `160000,${c.root},sub`);
+  c.gitlinkAdd = commitIndex(repo, 'gitlink');
+  repo.git('update-index', '--cacheinfo', `160000,${c.depths},sub`);
+  c.gitlinkChange = commitIndex(repo, 'gitlink changed');
+  c.empty = repo.commit('empty');
+  repo.git('rm', '-q', '--cached', 'sub');
+  c.gitlinkRemove = commitIndex(repo, 'gitlink removed');
+  repo
+    .write('README.md', `${README}\nmore\nand more\n`)
+    .write('dír/ñame.txt', 'accents 2\n')
+    .write('name with space.txt', 'space 2\n')
+    .write('日本/新しい.md', 'new\n');
+  c.names = repo.commit('names');
+
+  // A topic branch from `symlinks`: a clean merge whose README is neither parent's.
+  repo.git('checkout', '-q', '-b', 'topic', c.symlinks);
+  repo
+    .write('README.md', `${README.replace('line 1\n', 'line one\n')}\nmore\n`)
+    .write('topic.txt', 'topic\n');
+  c.topic = repo.commit('topic');
+  repo.git('checkout', '-q', 'main');
+  repo.git('merge', '-q', '--no-ff', '--no-edit', 'topic');
+  c.cleanMerge = repo.head();
+
+  // Conflicts, resolved as the first parent has it, as the second has it, and anew.
+  repo.git('checkout', '-q', '-b', 'conflict-b', c.root);
+  repo.write('conflict.txt', 'theirs\n').write('deleted-in-merge.txt', 'b side\n');
+  c.conflictB = repo.commit('conflict b');
+  repo.git('checkout', '-q', 'main');
+  repo.write('conflict.txt', 'ours\n').write('deleted-in-merge.txt', 'a side\n');
+  c.conflictA = repo.commit('conflict a');
+  for (const [name, resolve] of [
+    [
+      'resolvedOurs',
+      () => repo.git('checkout', '-q', '--ours', '--', 'conflict.txt', 'deleted-in-merge.txt'),
+    ],
+    [
+      'resolvedTheirs',
+      () => repo.git('checkout', '-q', '--theirs', '--', 'conflict.txt', 'deleted-in-merge.txt'),
+    ],
+    [
+      'resolvedAnew',
+      () => {
+        repo.write('conflict.txt', 'both\n');
+        rmSync(join(repo.dir, 'deleted-in-merge.txt'));
+      },
+    ],
+  ] as const) {
+    repo.git('checkout', '-q', '-B', `merge-${name}`, c.conflictA);
+    mergeStopping(repo, 'conflict-b');
+    resolve();
+    c[name] = repo.commit(name);
+  }
+  // A merge equal to its first parent (-s ours).
+  repo.git('checkout', '-q', 'main');
+  repo.git('merge', '-q', '--no-edit', '-s', 'ours', 'conflict-b');
+  c.equalToParent = repo.head();
+
+  // Two unrelated root commits, merged, with a file both have resolved anew.
+  repo.git('checkout', '-q', '--orphan', 'other');
+  repo.git('rm', '-rfq', '.');
+  repo
+    .write('other.txt', 'other root\n')
+    .write('README.md', 'the other README\n')
+    .write('src/other.js', 'o\n');
+  c.otherRoot = repo.commit('other root');
+  repo.git('checkout', '-q', 'main');
+  mergeStopping(repo, '--allow-unrelated-histories', 'other');
+  repo.write('README.md', 'both READMEs\n');
+  c.unrelatedMerge = repo.commit('unrelated merge');
+
+  // An octopus of four parents, with a change of its own (README) and a file all had deleted.
+  for (const n of [1, 2, 3]) {
+    repo.git('checkout', '-q', '-b', `o${n}`, 'main');
+    repo.write(`octopus/o${n}.txt`, `o${n}\n`);
+    if (n === 2) repo.write('a.c', 'changed on o2\n');
+    c[`o${n}`] = repo.commit(`o${n}`);
+  }
+  repo.git('checkout', '-q', 'main');
+  c.beforeOctopus = repo.commitFiles({ 'octopus/main.txt': 'main\n' }); // else git fast-forwards to o1
+  repo.git('merge', '-q', '--no-commit', 'o1', 'o2', 'o3');
+  repo.write('README.md', 'octopus README\n');
+  rmSync(join(repo.dir, 'a-b'));
+  c.octopus = repo.commit('octopus');
+
+  // A path that is a file in one parent and a directory in the other, merged both ways.
+  repo.git('checkout', '-q', '-b', 'df-file', 'main');
+  repo.write('pd', 'pd is a file\n');
+  c.dfFile = repo.commit('pd a file');
+  repo.git('checkout', '-q', '-b', 'df-dir', 'main');
+  repo.write('pd/q.txt', 'q\n').write('pd/r/s.txt', 's\n');
+  c.dfDir = repo.commit('pd a directory');
+  const commitTree = (files: () => void, parents: string[], message: string) => {
+    repo.git('checkout', '-q', '-f', '--detach', parents[0]!);
+    repo.git('clean', '-fdq');
+    files();
+    repo.git('add', '-A');
+    const tree = repo.git('write-tree');
+    const id = repo.git('commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message);
+    repo.git('update-ref', `refs/heads/${message.replace(/ /g, '-')}`, id);
+    return id;
+  };
+  c.dfMergeDir = commitTree(
+    () => {
+      rmSync(join(repo.dir, 'pd'), { recursive: true, force: true });
+      repo.write('pd/q.txt', 'q merged\n').write('pd/t.txt', 't\n');
+    },
+    [c.dfFile!, c.dfDir!],
+    'df merge dir',
+  );
+  c.dfMergeFile = commitTree(
+    () => {
+      rmSync(join(repo.dir, 'pd'), { recursive: true, force: true });
+      repo.write('pd', 'pd a file again\n');
+    },
+    [c.dfDir!, c.dfFile!],
+    'df merge file',
+  );
+  // A merge whose parents are the same commit twice (commit-tree drops a repeated parent: written as is).
+  const twiceTree = repo.git('rev-parse', `${c.dfMergeFile}^{tree}`);
+  const who = 'Ada Dev <ada@example.test> 1705309200 +0000';
+  c.sameParentTwice = writeLiterally(
+    repo,
+    'commit',
+    Buffer.from(
+      `tree ${twiceTree}\nparent ${c.dfFile}\nparent ${c.dfFile}\nauthor ${who}\ncommitter ${who}\n\ntwice\n`,
+    ),
+  );
+  repo.git('update-ref', 'refs/heads/twice', c.sameParentTwice);
+  repo.git('checkout', '-q', '-f', 'main');
+  repo.git('clean', '-fdq');
+  return { repo, commits: c };
+});
+
+/** The history, its objects packed (repack -adf, loose copies pruned): the same commits. */
+const packedHistory = once((): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-listing-packed-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const gitDir = join(dir, 'repo.git');
+  cpSync(gitDirOf(history().repo), gitDir, { recursive: true });
+  execFileSync('git', ['--git-dir', gitDir, 'repack', '-adfq', '--depth=50', '--window=50'], {
+    env: GIT_ENV,
+  });
+  execFileSync('git', ['--git-dir', gitDir, 'prune-packed'], { env: GIT_ENV });
+  return gitDir;
+});
+
+/** Writes `content` as a loose object of `type` as is (git's own checks skipped); its id. */
+function writeLiterally(repo: TestRepo, type: string, content: Buffer): string {
+  return execFileSync('git', ['-C', repo.dir, 'hash-object', '--literally', '-t', type, '-w', '--stdin'], {
+    input: content,
+    env: GIT_ENV,
+  })
+    .toString('latin1')
+    .trim();
+}
+
+/** A raw tree entry. */
+const entry = (mode: string, name: string, id: string) =>
+  Buffer.concat([Buffer.from(`${mode} ${name}\0`, 'latin1'), Buffer.from(id, 'hex')]);
+
+/** `git commit-tree`: a commit of `tree` with `parents`. */
+const commitOf = (repo: TestRepo, tree: string, parents: string[], message = 'hand-made') =>
+  repo.git('commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message);
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.skipIf(skip)('listChanges lists tree changes as git log --raw -c does', () => {
+  it('every commit of a history with every shape of change and merge, loose', async () => {
+    const { repo, commits } = history();
+    const shas = allCommits(gitDirOf(repo));
+    expect(shas).toEqual(expect.arrayContaining(Object.values(commits)));
+    const { ours } = await expectSameAsGit(gitDirOf(repo), shas);
+    const of = (name: string) => ours[shas.indexOf(commits[name]!)]!;
+    // A few of git's listings spelt out, so that a git listing nothing would not pass unnoticed.
+    const paths = (name: string) => {
+      const l = of(name);
+      return l.status === 0 ? l.changes.map((ch) => ch.path) : null;
+    };
+    // The file `a` sorts before `a-b`; the tree `a` it replaced after `a.c`.
+    expect(paths('dirToFile')).toEqual(['a', 'a/inner.txt']);
+    expect(paths('fileToDir')).toEqual(['f2d', 'f2d/deeper/z.txt', 'f2d/inside.txt']);
+    expect(paths('depths')).toEqual(['README.md', 'docs/new/y.md', 'src/index.js', 'src/lib/deep/er/x.js']);
+    expect(of('symlinks')).toMatchObject({
+      status: 0,
+      parents: 1,
+      changes: [
+        { path: 'link', now: { mode: '100644' }, before: [{ mode: '120000' }] },
+        { path: 'to-link', now: { mode: '120000' }, before: [{ mode: '100644' }] },
+      ],
+    });
+    expect(of('exec')).toMatchObject({
+      changes: [{ path: 'tool.sh', now: { mode: '100755' }, before: [{ mode: '100644' }] }],
+    });
+    expect(of('gitlinkAdd')).toMatchObject({
+      changes: [
+        { path: 'sub', now: { mode: '160000', id: commits.root }, before: [{ mode: '000000', id: ZERO }] },
+      ],
+    });
+    expect(of('gitlinkChange')).toMatchObject({ changes: [{ path: 'sub', now: { id: commits.depths } }] });
+    expect(of('gitlinkRemove')).toMatchObject({
+      changes: [{ path: 'sub', now: { mode: '000000', id: ZERO } }],
+    });
+    expect(of('empty')).toEqual({ status: 0, parents: 1, changes: [] });
+    expect(paths('names')).toEqual(
+      ['README.md', 'dír/ñame.txt', 'name with space.txt', '日本/新しい.md'].map((p) =>
+        Buffer.from(p).toString('latin1'),
+      ),
+    );
+    for (const root of ['root', 'otherRoot']) {
+      const l = of(root);
+      expect(l).toMatchObject({ status: 0, parents: 0 });
+      if (l.status === 0) {
+        expect(l.changes.length).toBeGreaterThan(2);
+        for (const ch of l.changes) expect(ch.before).toEqual([{ mode: '000000', id: ZERO }]);
+      }
+    }
+    expect(paths('cleanMerge')).toEqual(['README.md']);
+    expect(of('cleanMerge')).toMatchObject({ parents: 2 });
+    expect(paths('resolvedOurs')).toEqual([]);
+    expect(paths('resolvedTheirs')).toEqual([]);
+    expect(paths('resolvedAnew')).toEqual(['conflict.txt', 'deleted-in-merge.txt']);
+    expect(of('resolvedAnew')).toMatchObject({
+      changes: [{}, { now: { mode: '000000', id: ZERO }, before: [{ mode: '100644' }, { mode: '100644' }] }],
+    });
+    expect(paths('equalToParent')).toEqual([]);
+    expect(paths('unrelatedMerge')).toEqual(['README.md']);
+    expect(of('octopus')).toMatchObject({ status: 0, parents: 4 });
+    expect(paths('octopus')).toEqual(['README.md', 'a-b']);
+    expect(paths('dfMergeDir')).toEqual(['pd/q.txt', 'pd/t.txt']);
+    expect(paths('dfMergeFile')).toEqual(['pd']);
+    // pd's new content differs from both (identical) parents.
+    expect(of('sameParentTwice')).toMatchObject({ status: 0, parents: 2, changes: [{ path: 'pd' }] });
+  });
+
+  it('the same history packed gives the same listing', async () => {
+    const { repo } = history();
+    const gitDir = packedHistory();
+    expect(existsSync(join(gitDir, 'objects', 'pack'))).toBe(true);
+    const shas = allCommits(gitDir);
+    const { ours } = await expectSameAsGit(gitDir, shas);
+    expect(ours).toEqual(await nativeListing(join(gitDirOf(repo), 'objects'), shas));
+  });
+
+  it('hand-made trees: unsorted, duplicate names, 100664 and 040000 modes, a name with a slash', async () => {
+    const repo = newRepo();
+    const blob = (text: string) => writeLiterally(repo, 'blob', Buffer.from(text));
+    const tree = (...entries: Buffer[]) => writeLiterally(repo, 'tree', Buffer.concat(entries));
+    const [x, y, z] = [blob('x\n'), blob('y\n'), blob('z\n')];
+    const inner = tree(entry('100644', 'in', x));
+    const sorted = tree(entry('100644', 'a', x), entry('40000', 'b', inner), entry('100644', 'c', y));
+    const unsorted = tree(entry('100644', 'c', z), entry('100644', 'a', x), entry('40000', 'b', inner));
+    const duplicates = tree(entry('100644', 'a', y), entry('100644', 'a', z), entry('100664', 'c', y));
+    const padded = tree(entry('100664', 'a', x), entry('040000', 'b', inner), entry('100755', 'c', y));
+    const slash = tree(entry('100644', 'a', x), entry('100644', 'b/in', z), entry('100644', 'c', y));
+    const c1 = commitOf(repo, sorted, []);
+    const c2 = commitOf(repo, unsorted, [c1]);
+    const c3 = commitOf(repo, duplicates, [c2]);
+    const c4 = commitOf(repo, padded, [c3]);
+    const c5 = commitOf(repo, sorted, [c4]);
+    const c6 = commitOf(repo, slash, [c5]);
+    const c7 = commitOf(repo, unsorted, [c5, c3, c1]);
+    const c8 = commitOf(repo, unsorted, []);
+    const shas = [c1, c2, c3, c4, c5, c6, c7, c8];
+    const gitDir = gitDirOf(repo);
+    const listable = shas.filter((s) => gitLists(gitDir, s));
+    expect(listable.length).toBeGreaterThanOrEqual(6);
+    await expectSameAsGit(gitDir, listable);
+    // Where git dies, the listing is left to it.
+    const ours = await nativeListing(join(gitDir, 'objects'), shas);
+    shas.forEach((s, k) => {
+      if (!listable.includes(s)) expect({ s, ...ours[k] }).toEqual({ s, status: 2 });
+    });
+    // 100664 reads as 100644 and 040000 as 40000, as git reads them: against c4, c5 lists only c's mode.
+    expect(ours[4]).toEqual({
+      status: 0,
+      parents: 1,
+      changes: [{ path: 'c', now: { mode: '100644', id: y }, before: [{ mode: '100755', id: y }] }],
+    });
+  });
+
+  it('damaged trees git dies on are left to git: a bad mode, an empty name, a tree cut short', async () => {
+    const repo = newRepo();
+    const x = writeLiterally(repo, 'blob', Buffer.from('x\n'));
+    const good = writeLiterally(repo, 'tree', entry('100644', 'a', x));
+    const damaged = [
+      entry('100648', 'a', x), // not octal
+      entry(' 100644', 'a', x), // a space first
+      entry('100644', '', x), // no name
+      entry('100644', 'a', x).subarray(0, 20), // cut short
+      Buffer.concat([entry('100644', 'a', x), Buffer.from('100644 b')]), // an entry without its NUL and id
+      Buffer.from('100644a\0'.padEnd(40, 'x'), 'latin1'), // no space after the mode
+    ].map((content) => writeLiterally(repo, 'tree', content));
+    const root = commitOf(repo, good, []);
+    const commits = damaged.flatMap((tree) => [commitOf(repo, tree, []), commitOf(repo, tree, [root])]);
+    // A damaged tree below an unchanged path is never read, by git or here.
+    const y = writeLiterally(repo, 'blob', Buffer.from('y\n'));
+    const below = (blob: string) =>
+      writeLiterally(
+        repo,
+        'tree',
+        Buffer.concat([entry('100644', 'a', blob), entry('40000', 'd', damaged[0]!)]),
+      );
+    const unchangedBelow = commitOf(repo, below(y), [commitOf(repo, below(x), [])]);
+    const gitDir = gitDirOf(repo);
+    for (const sha of commits) expect(gitLists(gitDir, sha)).toBe(false);
+    expect(gitLists(gitDir, unchangedBelow)).toBe(true);
+    const ours = await nativeListing(join(gitDir, 'objects'), [...commits, root, unchangedBelow]);
+    expect(ours.slice(0, commits.length)).toEqual(commits.map(() => ({ status: 2 })));
+    await expectSameAsGit(gitDir, [root, unchangedBelow]);
+  });
+
+  it('a commit whose tree (or a parent whose tree) is gone is left to git, as are ids of other objects', async () => {
+    const repo = newRepo();
+    repo.commitFiles({ 'keep.txt': 'keep\n' });
+    const lost = repo.commitFiles({ 'lost.txt': 'lost\n' });
+    const child = repo.commitFiles({ 'after.txt': 'after\n' });
+    const grandchild = repo.commitFiles({ 'later.txt': 'later\n' });
+    const tree = repo.git('rev-parse', `${lost}^{tree}`);
+    const blob = repo.git('rev-parse', `${lost}:keep.txt`);
+    const gitDir = gitDirOf(repo);
+    const objects = join(gitDir, 'objects');
+    rmSync(join(objects, tree.slice(0, 2), tree.slice(2)));
+    expect(gitLists(gitDir, lost)).toBe(false);
+    expect(gitLists(gitDir, child)).toBe(false);
+    const missing = 'd'.repeat(40);
+    const ours = await nativeListing(objects, [lost, child, grandchild, tree, blob, missing, grandchild]);
+    const theirs = gitListing(gitDir, [grandchild]);
+    expect(ours).toEqual([
+      { status: 2 },
+      { status: 2 },
+      theirs[0],
+      { status: 2 },
+      { status: 2 },
+      { status: 2 },
+      theirs[0],
+    ]);
+  });
+
+  it('a full buffer ends a call; the rest are asked again; a record larger than the buffer is left to git', async () => {
+    const { repo } = history();
+    const gitDir = gitDirOf(repo);
+    const shas = allCommits(gitDir);
+    const whole = await nativeListing(join(gitDir, 'objects'), shas);
+    const size = 160; // holds a few small records, not a root commit's
+    const calls: number[] = [];
+    const small = await nativeListing(join(gitDir, 'objects'), shas, size, calls);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(Math.max(...calls)).toBeGreaterThan(1); // several records in one call
+    let tooLarge = 0;
+    shas.forEach((sha, k) => {
+      const record = whole[k]!;
+      const bytes =
+        record.status === 0
+          ? 9 +
+            record.changes.reduce(
+              (n, ch) => n + 4 + Buffer.byteLength(ch.path, 'latin1') + 24 * (1 + ch.before.length),
+              0,
+            )
+          : 1;
+      if (bytes > size) {
+        tooLarge++;
+        expect({ sha, ...small[k] }).toEqual({ sha, status: 2 });
+      } else {
+        expect({ sha, ...small[k] }).toEqual({ sha, ...record });
+      }
+    });
+    expect(tooLarge).toBeGreaterThan(0);
+  });
+
+  it('refuses bad arguments', () => {
+    const { repo } = history();
+    const db = reader().open(join(gitDirOf(repo), 'objects'), []);
+    try {
+      const done = () => {};
+      expect(() => reader().listChanges(db, Buffer.alloc(19), Buffer.alloc(64), done)).toThrow(/20-byte ids/);
+      expect(() => reader().listChanges(db, Buffer.alloc(20), Buffer.alloc(8), done)).toThrow(
+        /at least 9 bytes/,
+      );
+      expect(() =>
+        reader().listChanges({} as ObjectDatabase, Buffer.alloc(20), Buffer.alloc(64), done),
+      ).toThrow(/not a database/);
+    } finally {
+      reader().close(db);
+    }
+  });
+
+  it('a closed database fails the call through done', async () => {
+    const { repo } = history();
+    const db = reader().open(join(gitDirOf(repo), 'objects'), []);
+    reader().close(db);
+    await expect(listInto(db, Buffer.from(repo.head(), 'hex'), Buffer.alloc(64))).rejects.toThrow(/closed/);
+  });
+});

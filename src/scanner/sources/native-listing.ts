@@ -1,0 +1,123 @@
+import type { CommitSequence } from './commit-list.js';
+import type { OpenedDatabase } from './object-database.js';
+import { changeOf, type TreeChange } from './tree-change.js';
+
+/** Commits a listChanges call is given; it lists as many as its buffer holds. */
+const COMMITS_PER_CALL = 256;
+/** What a call writes its records into; two calls are under way, one ahead of the one being read. */
+const RECORD_BUFFER_SIZE = 1 << 20;
+const LISTED = 0;
+
+/** Called with each commit listed, as listTreeChanges' OnCommit. */
+type OnListed = (sha: string, changes: TreeChange[], parents: number) => void;
+
+/**
+ * Lists every commit's tree changes with the native object reader (its listChanges makes what
+ * `git log --raw -c` makes), in order, one call ahead of the one whose records are handed on. A
+ * commit the reader leaves to git (a missing or damaged object on its way) is listed by
+ * `listWithGit` before the next is handed on. `waitIfPaced` holds the listing back to its reader.
+ */
+export async function listChangesNatively(
+  opened: OpenedDatabase,
+  commits: CommitSequence,
+  onCommit: OnListed,
+  listWithGit: (place: number) => Promise<void>,
+  waitIfPaced: () => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  let nextToAsk = 0;
+  const ask = (from: number, to: number, buffer: Buffer): Call => ({
+    from,
+    to,
+    buffer,
+    used: listChanges(opened, binaryIds(commits, from, to), buffer),
+  });
+  const askNext = (buffer: Buffer): Call | null => {
+    if (nextToAsk >= commits.length) return null;
+    const from = nextToAsk;
+    nextToAsk = Math.min(commits.length, from + COMMITS_PER_CALL);
+    return ask(from, nextToAsk, buffer);
+  };
+  let current = askNext(Buffer.allocUnsafeSlow(RECORD_BUFFER_SIZE));
+  let ahead = askNext(Buffer.allocUnsafeSlow(RECORD_BUFFER_SIZE));
+  try {
+    while (current !== null) {
+      signal?.throwIfAborted();
+      const used = await current.used;
+      if (used === 0) throw new Error('the object reader listed no commit');
+      const buffer = current.buffer;
+      let place = current.from;
+      let at = 0;
+      while (at < used) {
+        const status = buffer[at++]!;
+        if (status !== LISTED) {
+          await listWithGit(place++);
+          continue;
+        }
+        const record = readRecord(buffer, at);
+        at = record.end;
+        onCommit(commits.at(place++), record.changes, record.parents);
+      }
+      if (place < current.to) {
+        // The buffer filled up: the rest of the call's commits are asked again, before those ahead.
+        current = ask(place, current.to, buffer);
+      } else {
+        current = ahead;
+        ahead = askNext(buffer);
+      }
+      await waitIfPaced();
+    }
+  } finally {
+    // A call still under way when the listing failed: its end is of no interest.
+    current?.used.catch(() => {});
+    ahead?.used.catch(() => {});
+  }
+}
+
+interface Call {
+  from: number;
+  to: number;
+  buffer: Buffer;
+  used: Promise<number>;
+}
+
+function listChanges(opened: OpenedDatabase, ids: Buffer, out: Buffer): Promise<number> {
+  return new Promise((resolve, reject) =>
+    opened.reader.listChanges(opened.db, ids, out, (error, used) =>
+      error === null && used !== undefined ? resolve(used) : reject(error ?? new Error('no answer')),
+    ),
+  );
+}
+
+/** Commits [from, to) as 20-byte ids, from the sequence's `<hex>\n` records. */
+function binaryIds(commits: CommitSequence, from: number, to: number): Buffer {
+  return Buffer.from(commits.slice(from, to).toString('latin1').replaceAll('\n', ''), 'hex');
+}
+
+/** One listed commit's record (native-module.ts, listChanges): its parents and changes. */
+function readRecord(buffer: Buffer, start: number): { parents: number; changes: TreeChange[]; end: number } {
+  let at = start;
+  const parents = buffer.readUInt32LE(at);
+  const count = buffer.readUInt32LE(at + 4);
+  at += 8;
+  const sides = Math.max(parents, 1); // a root commit's one old side is empty
+  const changes: TreeChange[] = [];
+  const oldModes: number[] = new Array(sides);
+  const oldIds: (string | null)[] = new Array(sides);
+  for (let c = 0; c < count; c++) {
+    const pathLength = buffer.readUInt32LE(at);
+    const path = buffer.toString('latin1', at + 4, at + 4 + pathLength);
+    at += 4 + pathLength;
+    const newMode = buffer.readUInt32LE(at);
+    const newId = newMode === 0 ? null : buffer.toString('hex', at + 4, at + 24);
+    at += 24;
+    for (let k = 0; k < sides; k++) {
+      oldModes[k] = buffer.readUInt32LE(at);
+      oldIds[k] = oldModes[k] === 0 ? null : buffer.toString('hex', at + 4, at + 24);
+      at += 24;
+    }
+    const change = changeOf(path, newMode, newId, oldModes, oldIds);
+    if (change !== null) changes.push(change);
+  }
+  return { parents, changes, end: at };
+}
