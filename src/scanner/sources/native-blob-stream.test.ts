@@ -2,13 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveChildren } from '../../../test/helpers/child-processes.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
+import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
 import { type BlobSink, BlobStream } from './blob-stream.js';
 import { NativeBlobStream, openBlobReader } from './native-blob-stream.js';
-import { loadObjectReader, objectReaderUnavailableReason } from './native-module.js';
 
-const reader = loadObjectReader();
-const unavailable = reader === null && process.env.CI !== 'true';
-if (unavailable) console.warn(`native-blob-stream tests skipped: ${objectReaderUnavailableReason()}`);
+const { skip: unavailable } = objectReaderForTests('native-blob-stream.test.ts');
 
 let repo: TestRepo;
 const ids: Record<string, string> = {};

@@ -2,17 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isCi } from '../../../test/helpers/ci.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
-import {
-  loadObjectReader,
-  OBJECT_READER_FILE,
-  type ObjectDatabase,
-  type ObjectReaderModule,
-  objectReaderUnavailableReason,
-} from './native-module.js';
+import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
+import type { ObjectDatabase } from './native-module.js';
+import { MODE_ARGS, RAW_ARGS } from './tree-changes.js';
 
 // The native listing of commits' tree changes (listChanges, native/object-reader/src/listing.rs) held
 // to `git log --raw -c`, field for field and in order, on fixture histories: root commits, changes
@@ -23,32 +17,7 @@ import {
 // ---------------------------------------------------------------------------------------------------
 // The addon
 
-const ADDON = fileURLToPath(new URL(`../../../dist/native/${OBJECT_READER_FILE}`, import.meta.url));
-
-/** The addon through the scanner's loader; null when it is not built. A built addon that does not load fails. */
-function loadReader(): ObjectReaderModule | null {
-  if (!existsSync(ADDON)) return null;
-  const module = loadObjectReader();
-  if (module === null) throw new Error(`${ADDON} did not load: ${objectReaderUnavailableReason()}`);
-  return module;
-}
-
-const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
-const loaded = linuxX64 ? loadReader() : null;
-// In CI the addon must be there (npm run build fails there without rustc); elsewhere it may not be built.
-const skip = !linuxX64 || (loaded === null && !isCi());
-if (skip) {
-  console.warn(
-    linuxX64
-      ? `native-listing.test.ts skipped: ${ADDON} is not built (npm run build:native builds it); in CI it must be`
-      : `native-listing.test.ts skipped: no native object reader on ${process.platform} ${process.arch}`,
-  );
-}
-/** The addon; a missing one fails here, in CI, where the tests would otherwise skip. */
-function reader(): ObjectReaderModule {
-  if (loaded === null) throw new Error(`${ADDON} is not built (npm run build:native); CI requires it`);
-  return loaded;
-}
+const { skip, reader } = objectReaderForTests('native-listing.test.ts');
 
 // ---------------------------------------------------------------------------------------------------
 // Listings, the addon's and git's, in one shape
@@ -157,24 +126,7 @@ async function nativeListing(
 }
 
 /** The scanner's command (tree-changes.ts, mode combined). */
-const GIT_LOG = [
-  '-c',
-  'log.showRoot=true',
-  '-c',
-  'log.showSignature=false',
-  'log',
-  '--no-walk=unsorted',
-  '--stdin',
-  '--format=%x01%H%x01%P',
-  '--raw',
-  '-r',
-  '--no-renames',
-  '--no-abbrev',
-  '--no-notes',
-  '--no-relative',
-  '-z',
-  '-c',
-];
+const GIT_LOG = [...RAW_ARGS, ...MODE_ARGS.combined];
 const GIT_ENV: NodeJS.ProcessEnv = {
   ...process.env,
   GIT_CONFIG_NOSYSTEM: '1',

@@ -18,17 +18,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isCi } from '../../../test/helpers/ci.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
-import {
-  loadObjectReader,
-  OBJECT_READER_FILE,
-  type ObjectDatabase,
-  type ObjectReaderModule,
-  objectReaderUnavailableReason,
-} from './native-module.js';
+import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
+import type { ObjectDatabase } from './native-module.js';
 
 // The native object reader (native/object-reader) held to `git cat-file --batch`, byte for byte, on
 // real repositories: loose objects, packs with long OFS_DELTA and REF_DELTA chains, several packs at
@@ -37,32 +30,7 @@ import {
 // ---------------------------------------------------------------------------------------------------
 // The addon
 
-const ADDON = fileURLToPath(new URL(`../../../dist/native/${OBJECT_READER_FILE}`, import.meta.url));
-
-/** The addon through the scanner's loader; null when it is not built. A built addon that does not load fails. */
-function loadReader(): ObjectReaderModule | null {
-  if (!existsSync(ADDON)) return null;
-  const module = loadObjectReader();
-  if (module === null) throw new Error(`${ADDON} did not load: ${objectReaderUnavailableReason()}`);
-  return module;
-}
-
-const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
-const loaded = linuxX64 ? loadReader() : null;
-// In CI the addon must be there (npm run build fails there without rustc); elsewhere it may not be built.
-const skip = !linuxX64 || (loaded === null && !isCi());
-if (skip) {
-  console.warn(
-    linuxX64
-      ? `object-reader.test.ts skipped: ${ADDON} is not built (npm run build:native builds it); in CI it must be`
-      : `object-reader.test.ts skipped: no native object reader on ${process.platform} ${process.arch}`,
-  );
-}
-/** The addon; a missing one fails here, in CI, where the tests would otherwise skip. */
-function reader(): ObjectReaderModule {
-  if (loaded === null) throw new Error(`${ADDON} is not built (npm run build:native); CI requires it`);
-  return loaded;
-}
+const { skip, reader } = objectReaderForTests('object-reader.test.ts');
 
 // ---------------------------------------------------------------------------------------------------
 // Answers: the addon's and git's, in one shape

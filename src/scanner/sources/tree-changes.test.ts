@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { liveChildProcesses, liveChildren, noChildLeft } from '../../../test/helpers/child-processes.js';
-import { isCi } from '../../../test/helpers/ci.js';
 import { buildEdgeHistory, deleteObjects } from '../../../test/helpers/edge-history.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
+import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
 import { renderReport } from '../report/index.js';
 import { scanRepository } from '../scan.js';
 import { listCommits } from './history.js';
-import { loadObjectReader } from './native-module.js';
 import { type ListingMode, listTreeChanges, type TreeChange } from './tree-changes.js';
 
 // The scan lists 4,096 commits to a git process; here the scan's listings take 3, so small histories
@@ -99,7 +98,7 @@ describe('listTreeChanges in processes of a few commits', () => {
   });
 });
 
-describe.skipIf(loadObjectReader() === null && !isCi())(
+describe.skipIf(objectReaderForTests('tree-changes.test.ts').skip)(
   'the listing made by the native object reader',
   () => {
     it('is what git lists, commit for commit', async () => {

@@ -12,7 +12,7 @@ export type { TreeChange } from './tree-change.js';
  * gate needs the blobs, not the pairing, and rename detection is the one part of this that reads
  * blobs. Output-shaping options are pinned as in history.ts.
  */
-const RAW_ARGS = [
+export const RAW_ARGS = [
   // Paths limiting a listing (`paths`) are file names, never patterns.
   '--literal-pathspecs',
   ...BOUNDED_PACK_MEMORY,
@@ -42,7 +42,10 @@ const RAW_ARGS = [
  * `per-parent`: merges only, once per parent, every path that differs from that parent (`-m`).
  */
 export type ListingMode = 'combined' | 'per-parent';
-const MODE_ARGS: Record<ListingMode, string[]> = { combined: ['-c'], 'per-parent': ['-m', '--merges'] };
+export const MODE_ARGS: Record<ListingMode, string[]> = {
+  combined: ['-c'],
+  'per-parent': ['-m', '--merges'],
+};
 
 const NUL = 0;
 
