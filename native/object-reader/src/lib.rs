@@ -15,6 +15,7 @@
 //! ids, and the rest are to be asked again. An object too large for `out` even alone is left to git.
 //! listChanges lists commits' tree changes as `git log --raw -c` does (listing.rs describes its records).
 
+mod buffer_call;
 mod delta;
 mod listing;
 mod napi;
@@ -48,19 +49,6 @@ struct Handle {
     odb: Mutex<Option<Arc<Odb>>>,
     /** Parsed trees and commit headers kept between listings, until it is closed. */
     trees: Mutex<Option<Arc<tree::TreeCache>>>,
-}
-
-struct Work {
-    odb: Option<Arc<Odb>>,
-    ids: Vec<u8>,
-    max_size: u64,
-    /** The JavaScript Buffer written into, held by `out_ref` until the read is done. */
-    out: *mut u8,
-    out_len: usize,
-    out_ref: napi_ref,
-    done: napi_ref,
-    work: napi_async_work,
-    result: Result<usize, String>,
 }
 
 fn throw(env: napi_env, message: &str) -> napi_value {
@@ -157,65 +145,18 @@ extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
 extern "C" fn read(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, max, out, done] = args::<5>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "read: not a database") };
-    let mut data = null_mut();
-    let mut length = 0;
-    if unsafe { napi_get_buffer_info(env, ids, &mut data, &mut length) } != NAPI_OK || length % 20 != 0 {
-        return throw(env, "read: ids must be a Buffer of 20-byte ids");
-    }
+    let Some(ids) = buffer_call::ids_of(env, ids) else { return throw(env, "read: ids must be a Buffer of 20-byte ids") };
     let mut max_size = 0.0;
     if unsafe { napi_get_value_double(env, max, &mut max_size) } != NAPI_OK || !(max_size >= 0.0) {
         return throw(env, "read: maxObjectSize must be a number");
     }
-    let mut out_data = null_mut();
-    let mut out_len = 0;
-    if unsafe { napi_get_buffer_info(env, out, &mut out_data, &mut out_len) } != NAPI_OK || out_len < 6 {
-        return throw(env, "read: out must be a Buffer");
-    }
-    let mut kind = 0;
-    if unsafe { napi_typeof(env, done, &mut kind) } != NAPI_OK || kind != NAPI_FUNCTION {
-        return throw(env, "read: done must be a function");
-    }
-    let ids = if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() };
+    let max_size = max_size.min(u32::MAX as f64) as u64;
     let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let work = Box::into_raw(Box::new(Work {
-        odb,
-        ids,
-        max_size: max_size.min(u32::MAX as f64) as u64,
-        out: out_data as *mut u8,
-        out_len,
-        out_ref: null_mut(),
-        done: null_mut(),
-        work: null_mut(),
-        result: Err(String::new()),
-    }));
-    unsafe {
-        let mut name = null_mut();
-        napi_create_string_utf8(env, c"svc object read".as_ptr(), usize::MAX, &mut name);
-        napi_create_reference(env, done, 1, &mut (*work).done);
-        napi_create_reference(env, out, 1, &mut (*work).out_ref);
-        if napi_create_async_work(env, null_mut(), name, execute, complete, work as *mut c_void, &mut (*work).work) != NAPI_OK
-            || napi_queue_async_work(env, (*work).work) != NAPI_OK
-        {
-            napi_delete_reference(env, (*work).done);
-            napi_delete_reference(env, (*work).out_ref);
-            drop(Box::from_raw(work));
-            return throw(env, "read: could not queue the read");
-        }
-    }
-    undefined(env)
-}
-
-/** On a libuv worker thread: no JavaScript here; `out` is held by a reference and written only here. */
-extern "C" fn execute(_env: napi_env, data: *mut c_void) {
-    let work = unsafe { &mut *(data as *mut Work) };
-    work.result = match &work.odb {
+    let job: buffer_call::Job = Box::new(move |out| match odb {
         None => Err("read: the database is closed".into()),
-        Some(odb) => {
-            let out = unsafe { std::slice::from_raw_parts_mut(work.out, work.out_len) };
-            read_all(odb, &work.ids, work.max_size, out)
-        }
-    };
-    trim_now_and_then();
+        Some(odb) => read_all(&odb, &ids, max_size, out),
+    });
+    buffer_call::queue(env, "read", c"svc object read", out, 6, done, job)
 }
 
 /**
@@ -284,34 +225,6 @@ fn read_into(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8], scratch: &mut
         used += 6 + if status == FOUND { size as usize } else { 0 };
     }
     used
-}
-
-/** Back on the main thread: hand the bytes used (or the error) to `done`. */
-extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
-    let work = unsafe { Box::from_raw(data as *mut Work) };
-    unsafe {
-        let mut done = null_mut();
-        napi_get_reference_value(env, work.done, &mut done);
-        napi_delete_reference(env, work.done);
-        napi_delete_reference(env, work.out_ref);
-        napi_delete_async_work(env, work.work);
-        let mut argv = [null_mut(); 2];
-        napi_get_null(env, &mut argv[0]);
-        argv[1] = undefined(env);
-        match &work.result {
-            Ok(used) => {
-                napi_create_double(env, *used as f64, &mut argv[1]);
-            }
-            Err(message) => {
-                let mut text = null_mut();
-                napi_create_string_utf8(env, message.as_ptr() as *const c_char, message.len(), &mut text);
-                napi_create_error(env, null_mut(), text, &mut argv[0]);
-            }
-        }
-        let mut ignored = null_mut();
-        // A throwing `done` surfaces as an uncaught exception, as with any callback.
-        napi_call_function(env, undefined(env), done, 2, argv.as_ptr(), &mut ignored);
-    }
 }
 
 fn export(env: napi_env, exports: napi_value, name: &std::ffi::CStr, f: napi_callback) {

@@ -19,11 +19,9 @@
 use crate::napi::*;
 use crate::odb::{Answer, Odb, Scratch, COMMIT, TREE};
 use crate::tree::{base_name_compare, common_prefix, is_dir, parse_tree, Commit, Entry, Tree, TreeCache};
-use crate::{args, handle_of, throw, undefined};
+use crate::{args, buffer_call, handle_of, throw};
 use std::cmp::Ordering;
-use std::os::raw::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::ptr::null_mut;
 use std::sync::Arc;
 
 const LISTED: u8 = 0;
@@ -382,103 +380,18 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<
     Ok(lister.at)
 }
 
-struct ListWork {
-    odb: Option<Arc<Odb>>,
-    cache: Option<Arc<TreeCache>>,
-    ids: Vec<u8>,
-    /** The JavaScript Buffer written into, held by `out_ref` until the listing is done. */
-    out: *mut u8,
-    out_len: usize,
-    out_ref: napi_ref,
-    done: napi_ref,
-    work: napi_async_work,
-    result: Result<usize, String>,
-}
-
 /** listChanges(database, commitIds, out, done): as `read`, a libuv worker thread fills `out`. */
 pub extern "C" fn list_changes(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, out, done] = args::<4>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "listChanges: not a database") };
-    let mut data = null_mut();
-    let mut length = 0;
-    if unsafe { napi_get_buffer_info(env, ids, &mut data, &mut length) } != NAPI_OK || length % 20 != 0 {
+    let Some(ids) = buffer_call::ids_of(env, ids) else {
         return throw(env, "listChanges: commitIds must be a Buffer of 20-byte ids");
-    }
-    let mut out_data = null_mut();
-    let mut out_len = 0;
-    if unsafe { napi_get_buffer_info(env, out, &mut out_data, &mut out_len) } != NAPI_OK || out_len < HEADER {
-        return throw(env, "listChanges: out must be a Buffer of at least 9 bytes");
-    }
-    let mut kind = 0;
-    if unsafe { napi_typeof(env, done, &mut kind) } != NAPI_OK || kind != NAPI_FUNCTION {
-        return throw(env, "listChanges: done must be a function");
-    }
-    let ids = if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() };
-    let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let work = Box::into_raw(Box::new(ListWork {
-        odb,
-        cache: handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone(),
-        ids,
-        out: out_data as *mut u8,
-        out_len,
-        out_ref: null_mut(),
-        done: null_mut(),
-        work: null_mut(),
-        result: Err(String::new()),
-    }));
-    unsafe {
-        let mut name = null_mut();
-        napi_create_string_utf8(env, c"svc tree listing".as_ptr(), usize::MAX, &mut name);
-        napi_create_reference(env, done, 1, &mut (*work).done);
-        napi_create_reference(env, out, 1, &mut (*work).out_ref);
-        if napi_create_async_work(env, null_mut(), name, execute, complete, work as *mut c_void, &mut (*work).work) != NAPI_OK
-            || napi_queue_async_work(env, (*work).work) != NAPI_OK
-        {
-            napi_delete_reference(env, (*work).done);
-            napi_delete_reference(env, (*work).out_ref);
-            drop(Box::from_raw(work));
-            return throw(env, "listChanges: could not queue the listing");
-        }
-    }
-    undefined(env)
-}
-
-/** On a libuv worker thread: no JavaScript here; `out` is held by a reference and written only here. */
-extern "C" fn execute(_env: napi_env, data: *mut c_void) {
-    let work = unsafe { &mut *(data as *mut ListWork) };
-    work.result = match (&work.odb, &work.cache) {
-        (Some(odb), Some(cache)) => {
-            let out = unsafe { std::slice::from_raw_parts_mut(work.out, work.out_len) };
-            list_all(odb, cache, &work.ids, out)
-        }
-        _ => Err("listChanges: the database is closed".into()),
     };
-    crate::trim_now_and_then();
-}
-
-/** Back on the main thread: hand the bytes used (or the error) to `done`. */
-extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
-    let work = unsafe { Box::from_raw(data as *mut ListWork) };
-    unsafe {
-        let mut done = null_mut();
-        napi_get_reference_value(env, work.done, &mut done);
-        napi_delete_reference(env, work.done);
-        napi_delete_reference(env, work.out_ref);
-        napi_delete_async_work(env, work.work);
-        let mut argv = [null_mut(); 2];
-        napi_get_null(env, &mut argv[0]);
-        argv[1] = undefined(env);
-        match &work.result {
-            Ok(used) => {
-                napi_create_double(env, *used as f64, &mut argv[1]);
-            }
-            Err(message) => {
-                let mut text = null_mut();
-                napi_create_string_utf8(env, message.as_ptr() as *const c_char, message.len(), &mut text);
-                napi_create_error(env, null_mut(), text, &mut argv[0]);
-            }
-        }
-        let mut ignored = null_mut();
-        napi_call_function(env, undefined(env), done, 2, argv.as_ptr(), &mut ignored);
-    }
+    let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let cache = handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let job: buffer_call::Job = Box::new(move |out| match (odb, cache) {
+        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, out),
+        _ => Err("listChanges: the database is closed".into()),
+    });
+    buffer_call::queue(env, "listChanges", c"svc tree listing", out, HEADER, done, job)
 }

@@ -1,0 +1,114 @@
+//! What read and listChanges share: arguments checked on the main thread, a job run on a libuv worker
+//! thread with the caller's `out` Buffer (held by a reference until the job is done), then
+//! done(error, used) called back on the main thread.
+
+use crate::napi::*;
+use crate::{throw, trim_now_and_then, undefined};
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_void};
+use std::ptr::null_mut;
+
+/** What runs on the worker thread: writes into `out`, gives the bytes used. No JavaScript in it. */
+pub type Job = Box<dyn FnOnce(&mut [u8]) -> Result<usize, String> + Send>;
+
+struct Call {
+    job: Option<Job>,
+    out: *mut u8,
+    out_len: usize,
+    out_ref: napi_ref,
+    done: napi_ref,
+    work: napi_async_work,
+    result: Result<usize, String>,
+}
+
+/**
+ * The 20-byte ids in `value`, copied (the worker reads its own copy), or None when it is not a
+ * Buffer of whole ids.
+ */
+pub fn ids_of(env: napi_env, value: napi_value) -> Option<Vec<u8>> {
+    let mut data = null_mut();
+    let mut length = 0;
+    if unsafe { napi_get_buffer_info(env, value, &mut data, &mut length) } != NAPI_OK || length % 20 != 0 {
+        return None;
+    }
+    Some(if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() })
+}
+
+/**
+ * Runs `job` on a worker thread with `out`'s bytes, then calls `done(error, used)`; throws (named by
+ * `call`) when `out` is not a Buffer of at least `min_out` bytes, `done` not a function, or the work
+ * cannot be queued.
+ */
+pub fn queue(env: napi_env, call: &str, name: &CStr, out: napi_value, min_out: usize, done: napi_value, job: Job) -> napi_value {
+    let mut out_data = null_mut();
+    let mut out_len = 0;
+    if unsafe { napi_get_buffer_info(env, out, &mut out_data, &mut out_len) } != NAPI_OK || out_len < min_out {
+        return throw(env, &format!("{call}: out must be a Buffer of at least {min_out} bytes"));
+    }
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, done, &mut kind) } != NAPI_OK || kind != NAPI_FUNCTION {
+        return throw(env, &format!("{call}: done must be a function"));
+    }
+    let work = Box::into_raw(Box::new(Call {
+        job: Some(job),
+        out: out_data as *mut u8,
+        out_len,
+        out_ref: null_mut(),
+        done: null_mut(),
+        work: null_mut(),
+        result: Err(String::new()),
+    }));
+    unsafe {
+        let mut resource = null_mut();
+        napi_create_string_utf8(env, name.as_ptr(), usize::MAX, &mut resource);
+        napi_create_reference(env, done, 1, &mut (*work).done);
+        napi_create_reference(env, out, 1, &mut (*work).out_ref);
+        if napi_create_async_work(env, null_mut(), resource, execute, complete, work as *mut c_void, &mut (*work).work) != NAPI_OK
+            || napi_queue_async_work(env, (*work).work) != NAPI_OK
+        {
+            napi_delete_reference(env, (*work).done);
+            napi_delete_reference(env, (*work).out_ref);
+            drop(Box::from_raw(work));
+            return throw(env, &format!("{call}: could not queue the work"));
+        }
+    }
+    undefined(env)
+}
+
+/** On a libuv worker thread: `out` is held by a reference and written only here. */
+extern "C" fn execute(_env: napi_env, data: *mut c_void) {
+    let work = unsafe { &mut *(data as *mut Call) };
+    if let Some(job) = work.job.take() {
+        let out = unsafe { std::slice::from_raw_parts_mut(work.out, work.out_len) };
+        work.result = job(out);
+    }
+    trim_now_and_then();
+}
+
+/** Back on the main thread: hand the bytes used (or the error) to `done`. */
+extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
+    let work = unsafe { Box::from_raw(data as *mut Call) };
+    unsafe {
+        let mut done = null_mut();
+        napi_get_reference_value(env, work.done, &mut done);
+        napi_delete_reference(env, work.done);
+        napi_delete_reference(env, work.out_ref);
+        napi_delete_async_work(env, work.work);
+        let mut argv = [null_mut(); 2];
+        napi_get_null(env, &mut argv[0]);
+        argv[1] = undefined(env);
+        match &work.result {
+            Ok(used) => {
+                napi_create_double(env, *used as f64, &mut argv[1]);
+            }
+            Err(message) => {
+                let mut text = null_mut();
+                napi_create_string_utf8(env, message.as_ptr() as *const c_char, message.len(), &mut text);
+                napi_create_error(env, null_mut(), text, &mut argv[0]);
+            }
+        }
+        let mut ignored = null_mut();
+        // A throwing `done` surfaces as an uncaught exception, as with any callback.
+        napi_call_function(env, undefined(env), done, 2, argv.as_ptr(), &mut ignored);
+    }
+}
