@@ -71,8 +71,6 @@ export class NativeBlobStream implements BlobReader {
   /** Delivery waits for git's answer to an object left to it. */
   private waitingForGit = false;
   private fallback: Promise<BlobStream> | undefined;
-  /** Goes on delivering once git has answered the object left to it. */
-  private resumeAfterGit: (() => void) | undefined;
   private waiting: { limit: number; ready: () => void } | null = null;
   private finishing: { resolve: () => void; reject: (error: unknown) => void } | null = null;
   private readonly done: Promise<void>;
@@ -217,57 +215,62 @@ export class NativeBlobStream implements BlobReader {
 
   private askGit(id: string, index: number): void {
     this.waitingForGit = true;
-    const resume = () => {
-      if (!this.waitingForGit) return;
-      this.resumeAfterGit = undefined;
-      this.waitingForGit = false;
-      this.answered++;
-      this.releaseWaiting();
-      this.guard.run(() => this.deliver());
-      if (this.guard.failed) this.fail(this.guard.error);
-    };
-    if (this.fallback === undefined) {
-      // The sink's calls run under this stream's guard, so that one that throws stops this stream.
-      const sink = this.sink;
-      const guarded = (step: () => void) => {
-        this.guard.run(step);
-        if (this.guard.failed) this.fail(this.guard.error);
-      };
-      const relay: BlobSink = {
-        start: (i, size) => guarded(() => sink.start(i, size)),
-        chunk: (data) => guarded(() => sink.chunk(data)),
-        end: () => guarded(() => sink.end()),
-        missing: (i) => guarded(() => sink.missing(i)),
-      };
-      const answered = { end: relay.end, missing: relay.missing };
-      relay.end = () => {
-        answered.end();
-        this.resumeAfterGit?.();
-      };
-      relay.missing = (i) => {
-        answered.missing(i);
-        this.resumeAfterGit?.();
-      };
-      this.fallback = BlobStream.open(this.git, relay);
-      this.fallback.then(
-        (git) =>
-          git.closed.then(
-            () => {
-              if (this.waitingForGit) this.fail(new Error('git cat-file --batch ended before answering'));
-            },
-            (error) => this.fail(error),
-          ),
-        (error) => this.fail(error),
-      );
-    }
-    this.resumeAfterGit = resume;
+    this.fallback ??= this.openFallback();
     this.fallback.then(
       (git) => {
         git.request(id, index);
         git.send();
       },
-      () => {},
+      () => {}, // openFallback fails the stream
     );
+  }
+
+  /**
+   * The `git cat-file --batch` that answers what the reader leaves to git. The sink's calls run under
+   * this stream's guard, so that one that throws stops this stream; git's end before its answer does
+   * too.
+   */
+  private openFallback(): Promise<BlobStream> {
+    const sink = this.sink;
+    const guarded = (step: () => void) => {
+      this.guard.run(step);
+      if (this.guard.failed) this.fail(this.guard.error);
+    };
+    const relay: BlobSink = {
+      start: (i, size) => guarded(() => sink.start(i, size)),
+      chunk: (data) => guarded(() => sink.chunk(data)),
+      end: () =>
+        guarded(() => {
+          sink.end();
+          this.gitAnswered();
+        }),
+      missing: (i) =>
+        guarded(() => {
+          sink.missing(i);
+          this.gitAnswered();
+        }),
+    };
+    const opened = BlobStream.open(this.git, relay);
+    opened.then(
+      (git) =>
+        git.closed.then(
+          () => {
+            if (this.waitingForGit) this.fail(new Error('git cat-file --batch ended before answering'));
+          },
+          (error) => this.fail(error),
+        ),
+      (error) => this.fail(error),
+    );
+    return opened;
+  }
+
+  /** git has answered the object delivery waited for: delivery goes on. */
+  private gitAnswered(): void {
+    if (!this.waitingForGit) return;
+    this.waitingForGit = false;
+    this.answered++;
+    this.releaseWaiting();
+    this.deliver();
   }
 
   private releaseWaiting(): void {
