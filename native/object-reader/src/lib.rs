@@ -175,20 +175,10 @@ pub fn trim_now_and_then() {
 /** Calls (reads and listings) between two trims. */
 const TRIM_EVERY: usize = 32;
 
-thread_local! {
-    /** Each worker thread's inflate stream and input buffer, made on its first read. */
-    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
-}
-
 fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usize, String> {
-    let kept = SCRATCH.with(|cell| cell.borrow_mut().take());
-    let mut scratch = match kept {
-        Some(scratch) => scratch,
-        None => Scratch::new()?,
-    };
-    scratch.forget();
+    let mut scratch = Scratch::of_this_thread()?;
     let used = read_into(odb, ids, max_size, out, &mut scratch);
-    SCRATCH.with(|cell| *cell.borrow_mut() = Some(scratch));
+    scratch.keep_for_this_thread();
     Ok(used)
 }
 

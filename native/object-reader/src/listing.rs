@@ -341,7 +341,7 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<
     let mut lister = Lister {
         odb,
         cache,
-        scratch: Scratch::new()?,
+        scratch: Scratch::of_this_thread()?,
         buffer: vec![0; FIRST_BUFFER],
         empty: Tree::empty(),
         entries: Vec::new(),
@@ -377,7 +377,9 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<
             }
         }
     }
-    Ok(lister.at)
+    let Lister { scratch, at, .. } = lister;
+    scratch.keep_for_this_thread();
+    Ok(at)
 }
 
 /** listChanges(database, commitIds, out, done): as `read`, a libuv worker thread fills `out`. */

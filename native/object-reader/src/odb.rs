@@ -312,6 +312,11 @@ pub struct Scratch {
     input_pack: usize,
 }
 
+thread_local! {
+    /** Each worker thread's Scratch between calls (Scratch::of_this_thread). */
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
 /** A read of this size at an entry takes the whole of most entries' compressed data. */
 const FIRST_READ: usize = 8 << 10;
 /** The most read from a pack at once: larger entries are inflated a piece at a time. */
@@ -319,14 +324,27 @@ const INPUT_SIZE: usize = 256 << 10;
 
 impl Scratch {
     pub fn new() -> Result<Scratch, String> {
-        // Made once a worker thread (lib.rs keeps it): no megabyte allocated and freed a read.
         Ok(Scratch { z: Inflater::new()?, input: vec![0; INPUT_SIZE], input_len: 0, input_at: 0, input_pack: usize::MAX })
     }
 
-    /** Forgets what `input` holds: the next read may be of another database's packs. */
-    pub fn forget(&mut self) {
-        self.input_pack = usize::MAX;
-        self.input_len = 0;
+    /**
+     * This worker thread's scratch, made on its first call (no quarter megabyte allocated and freed
+     * a call), holding nothing of the last call's (it may have read another database's packs).
+     */
+    pub fn of_this_thread() -> Result<Scratch, String> {
+        let kept = SCRATCH.with(|cell| cell.borrow_mut().take());
+        let mut scratch = match kept {
+            Some(scratch) => scratch,
+            None => Scratch::new()?,
+        };
+        scratch.input_pack = usize::MAX;
+        scratch.input_len = 0;
+        Ok(scratch)
+    }
+
+    /** Keeps it for this thread's next call. */
+    pub fn keep_for_this_thread(self) {
+        SCRATCH.with(|cell| *cell.borrow_mut() = Some(self));
     }
 
     /** Reads up to `want` bytes of the pack from `at` (less at its end) into `input`. */
