@@ -8,6 +8,7 @@
 //!   read(database, ids, maxObjectSize, out, done)     done(error, used) on the main thread
 //!   listChanges(database, commitIds, out, done)      done(error, used) on the main thread
 //!   close(database)
+//!   releaseFreeMemory()                               glibc's free memory back to the system
 //! `ids` are 20-byte binary ids, concatenated. The answers are written into the Buffer `out`, one an
 //! id, in order: a status byte (0 found, 1 not in the database, 2 left to git), a type byte (1
 //! commit, 2 tree, 3 blob, 4 tag, 0 unknown), the size (u32, little-endian, 0 unknown), then the
@@ -142,6 +143,12 @@ extern "C" fn close(env: napi_env, info: napi_callback_info) -> napi_value {
     undefined(env)
 }
 
+/** Gives glibc's free memory back to the system (the caller has just let go of a phase's memory). */
+extern "C" fn release_free_memory(env: napi_env, _info: napi_callback_info) -> napi_value {
+    unsafe { malloc_trim(0) };
+    undefined(env)
+}
+
 extern "C" fn read(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, max, out, done] = args::<5>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "read: not a database") };
@@ -233,6 +240,7 @@ pub extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) ->
     export(env, exports, c"read", read);
     export(env, exports, c"listChanges", listing::list_changes);
     export(env, exports, c"close", close);
+    export(env, exports, c"releaseFreeMemory", release_free_memory);
     exports
 }
 

@@ -1,6 +1,7 @@
 import { BlobState, BlobTable, CommitVerdict } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
 import { descendantsOf } from './descendants.js';
+import { collectGarbageIfGrown, releaseUnusedMemory } from './free-memory.js';
 import { BOUNDED_PACK_MEMORY, type GitRunner, isOneInputLine, runGit } from './git.js';
 import {
   CommitList,
@@ -66,6 +67,31 @@ export async function scanCommitsBlobFirst(
   onCommitDone: () => void,
 ): Promise<string[]> {
   if (commits.length === 0) return [];
+  const { commitsToDiff, suspects } = await gateCommits(options, commits, onCommitDone);
+  // The gate's tables are unreachable now, and the diff pass is the scan's peak of memory (the
+  // scan's own process beside two `git log -p`): what they held goes back to the system first.
+  await releaseUnusedMemory();
+  return scanCommitsByDiff(
+    options,
+    CommitList.of(commitsToDiff),
+    onCommitDone,
+    MIN_DIFF_COMMITS_PER_PROCESS,
+    undefined,
+    suspects,
+  );
+}
+
+/** The commits git's diff is to read: in runs (`commitsToDiff`), and one at a time (`suspects`). */
+interface DiffWork {
+  commitsToDiff: string[];
+  suspects: string[];
+}
+
+async function gateCommits(
+  options: HistoryScanOptions,
+  commits: CommitList,
+  onCommitDone: () => void,
+): Promise<DiffWork> {
   const blobs = new BlobTable();
   try {
     return await readThroughGate(options, commits, onCommitDone, blobs);
@@ -74,15 +100,74 @@ export async function scanCommitsBlobFirst(
   }
 }
 
+/** What reading every blob through the gate leaves for the rest of the scan. */
+interface GateReading {
+  ordered: ReversedCommits;
+  /** Commits git will most likely fail on (unlisted, or naming a missing blob): diffed one by one. */
+  suspects: string[];
+  /** One bit a commit (by place in `ordered`): a merge. Only merges are listed again per parent. */
+  merges: Uint8Array;
+  /** Every commit the refs reach was listed (see pathsNamingMissing). */
+  everyBlobListed: boolean;
+  /** When every blob was listed and some are missing, the paths where any commit named one. */
+  pathsNamingMissing?: string[];
+}
+
 async function readThroughGate(
   options: HistoryScanOptions,
   commits: CommitList,
   onCommitDone: () => void,
   blobs: BlobTable,
-): Promise<string[]> {
-  const gate = new DeferredGate(blobs);
+): Promise<DiffWork> {
+  const { ordered, suspects, merges, everyBlobListed, pathsNamingMissing } = await readBlobs(
+    options,
+    commits,
+    blobs,
+  );
+  // The reading's garbage and buffers go before the merges' second listing (two more gits).
+  if (blobs.missingCount > 0) await releaseUnusedMemory();
   const commitsToDiff: string[] = [];
-  /** Commits git will most likely fail on (unlisted, or naming a missing blob): diffed one by one. */
+  // The clean merges, for a damaged repository's second look (mergesTouchingMissingBlobs).
+  let cleanMerges = new Int32Array(blobs.missingCount > 0 ? 1024 : 0);
+  let cleanMergeCount = 0;
+  blobs.decideCommits((place, verdict) => {
+    if (verdict !== CommitVerdict.Clean) {
+      (verdict === CommitVerdict.NamesMissingBlob ? suspects : commitsToDiff).push(ordered.at(place));
+      return;
+    }
+    onCommitDone();
+    if (blobs.missingCount === 0 || (merges[place >> 3]! & (1 << (place & 7))) === 0) return;
+    if (cleanMergeCount === cleanMerges.length) cleanMerges = grown(cleanMerges);
+    cleanMerges[cleanMergeCount++] = place;
+  });
+  if (blobs.missingCount > 0) {
+    const paths = pathsNamingMissing === undefined ? undefined : limitingPaths(pathsNamingMissing);
+    const limit = paths?.every(isOneInputLine) ? paths : undefined;
+    // And which merges can name one (descendants.ts), when the walk that tells it is likely to pay.
+    const near = everyBlobListed
+      ? await mergesNearMissing(options.git, ordered, blobs, cleanMerges, cleanMergeCount)
+      : null;
+    let count = 0;
+    for (let i = 0; i < cleanMergeCount; i++) {
+      if (near === null || near(ordered.at(cleanMerges[i]!))) cleanMerges[count++] = cleanMerges[i]!;
+    }
+    const clean = ordered.pick(cleanMerges, count);
+    suspects.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
+  }
+  return { commitsToDiff, suspects };
+}
+
+/**
+ * Lists every commit's tree changes and reads each blob they bring in through the gate (steps 1
+ * and 2), recording what they changed in `blobs`. The gate, the reader and the requests end here:
+ * what they held is garbage for the rest of the scan.
+ */
+async function readBlobs(
+  options: HistoryScanOptions,
+  commits: CommitList,
+  blobs: BlobTable,
+): Promise<GateReading> {
+  const gate = new DeferredGate(blobs);
   const suspects: string[] = [];
   // One listing and one blob stream, oldest first (deferred-gate.ts). A second pair, one per core,
   // was measured: its gain was within the noise of a shared machine, and two more git processes with
@@ -92,7 +177,6 @@ async function readThroughGate(
   const ordered = new ReversedCommits(commits);
   let place = 0;
   let unlisted = 0;
-  /** One bit a commit (by place): a merge. Only merges are listed again per parent. */
   const merges = new Uint8Array((ordered.length + 7) >> 3);
   const pace = (resume: () => void) => {
     if (stream.pending <= MAX_REQUESTS_AHEAD) return false;
@@ -109,7 +193,10 @@ async function readThroughGate(
         if (place === ordered.length) throw new Error(`git listed a commit it was not asked for: ${sha}`);
         if (parents > 1) merges[place >> 3]! |= 1 << (place & 7);
         for (const index of blobs.record(place++, changes, requests)) gate.introduced(index);
-        if (requests.held >= REQUEST_BATCH) requests.flush();
+        if (requests.held >= REQUEST_BATCH) {
+          requests.flush();
+          collectGarbageIfGrown();
+        }
       },
       (sha) => {
         unlisted++;
@@ -126,47 +213,14 @@ async function readThroughGate(
   }
   await stream.finish();
   gate.flush();
-
-  // The clean merges, for a damaged repository's second look (mergesTouchingMissingBlobs).
-  let cleanMerges = new Int32Array(blobs.missingCount > 0 ? 1024 : 0);
-  let cleanMergeCount = 0;
-  blobs.decideCommits((place, verdict) => {
-    if (verdict !== CommitVerdict.Clean) {
-      (verdict === CommitVerdict.NamesMissingBlob ? suspects : commitsToDiff).push(ordered.at(place));
-      return;
-    }
-    onCommitDone();
-    if (blobs.missingCount === 0 || (merges[place >> 3]! & (1 << (place & 7))) === 0) return;
-    if (cleanMergeCount === cleanMerges.length) cleanMerges = grown(cleanMerges);
-    cleanMerges[cleanMergeCount++] = place;
-  });
-  if (blobs.missingCount > 0) {
-    // Where missing blobs can be is known when the scan listed every commit the refs reach
-    // (pathsNamingMissing): not in a range, nor beside a cache, where older commits brought them in.
-    const everyBlobListed = unlisted === 0 && options.wholeHistory === true;
-    const paths = everyBlobListed
-      ? limitingPaths(requests.pathsNumbered(blobs.pathsNamingMissing()))
+  // Where missing blobs can be is known when the scan listed every commit the refs reach
+  // (pathsNamingMissing): not in a range, nor beside a cache, where older commits brought them in.
+  const everyBlobListed = unlisted === 0 && options.wholeHistory === true;
+  const pathsNamingMissing =
+    everyBlobListed && blobs.missingCount > 0
+      ? requests.pathsNumbered(blobs.pathsNamingMissing())
       : undefined;
-    const limit = paths?.every(isOneInputLine) ? paths : undefined;
-    // And which merges can name one (descendants.ts), when the walk that tells it is likely to pay.
-    const near = everyBlobListed
-      ? await mergesNearMissing(options.git, ordered, blobs, cleanMerges, cleanMergeCount)
-      : null;
-    let count = 0;
-    for (let i = 0; i < cleanMergeCount; i++) {
-      if (near === null || near(ordered.at(cleanMerges[i]!))) cleanMerges[count++] = cleanMerges[i]!;
-    }
-    const clean = ordered.pick(cleanMerges, count);
-    suspects.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
-  }
-  return scanCommitsByDiff(
-    options,
-    CommitList.of(commitsToDiff),
-    onCommitDone,
-    MIN_DIFF_COMMITS_PER_PROCESS,
-    undefined,
-    suspects,
-  );
+  return { ordered, suspects, merges, everyBlobListed, pathsNamingMissing };
 }
 
 /**

@@ -24,6 +24,8 @@ export interface BlobSink {
 }
 
 const NL = 0x0a;
+/** A stream's sink once git has ended. */
+const DELIVERS_NOTHING: BlobSink = { start() {}, chunk() {}, end() {}, missing() {} };
 
 /**
  * Streams object contents out of one `git cat-file --batch`: requests are written as they come and
@@ -64,7 +66,7 @@ export class BlobStream {
 
   private constructor(
     git: GitRunner,
-    private readonly sink: BlobSink,
+    private sink: BlobSink,
     output: OutputSocket | null,
   ) {
     // A twelfth of the default delta-base cache: blobs are asked for one file at a time
@@ -102,6 +104,12 @@ export class BlobStream {
       if (code === 0 && this.remaining === -1 && this.header === '') return;
       throw new Error(`git cat-file --batch stopped (exit ${code})`);
     });
+    // Nothing is delivered once git has ended: the sink, and all it holds, is let go then, though the
+    // child's pipes keep this stream reachable until libuv has closed them.
+    const letSinkGo = () => {
+      this.sink = DELIVERS_NOTHING;
+    };
+    this.done.then(letSinkGo, letSinkGo);
   }
 
   /**

@@ -318,5 +318,6 @@ export class NativeBlobStream implements BlobReader {
     if (this.closed) return;
     this.closed = true;
     this.reader.close(this.db);
+    this.spareBuffers.length = 0; // 6 MB the rest of the scan has no use for
   }
 }

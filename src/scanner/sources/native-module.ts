@@ -64,6 +64,11 @@ export interface ObjectReaderModule {
   ): void;
   /** Closes the database's files and drops the trees kept for listings; later reads fail. */
   close(db: ObjectDatabase): void;
+  /**
+   * Gives the allocator's free memory back to the system (glibc's malloc_trim: the whole process's,
+   * not only the reader's), after a phase of the scan has let go of what it held.
+   */
+  releaseFreeMemory(): void;
 }
 
 /** The addon's file name: in dist/native/, and the single executable's asset key. */
@@ -136,9 +141,11 @@ function open(file: string): ObjectReaderModule {
   const { exports } = holder;
   // A stale build of another interface is refused here, not at the first read.
   if (
-    ![exports.open, exports.read, exports.listChanges, exports.close].every((f) => typeof f === 'function')
+    ![exports.open, exports.read, exports.listChanges, exports.close, exports.releaseFreeMemory].every(
+      (f) => typeof f === 'function',
+    )
   ) {
-    throw new Error(`${file} does not export open, read, listChanges and close`);
+    throw new Error(`${file} does not export open, read, listChanges, close and releaseFreeMemory`);
   }
   return exports as ObjectReaderModule;
 }
