@@ -60,6 +60,8 @@ const MAX_LIMIT_PATHS = 16;
  * about 50 MB, and the blob reading, its `cat-file` and its ring are done by then.
  */
 const MAX_MERGE_LISTINGS = 2;
+/** How often the reading's heap is looked at, and collected when it has grown (free-memory.ts). */
+const COLLECT_EVERY_MS = 500;
 
 export async function scanCommitsBlobFirst(
   options: HistoryScanOptions,
@@ -183,35 +185,38 @@ async function readBlobs(
     stream.whenPendingAtMost(MAX_REQUESTS_AHEAD / 2, resume);
     return true;
   };
+  // The reading's garbage is collected as it goes (free-memory.ts), not left to V8's growing limit.
+  const collecting = setInterval(collectGarbageIfGrown, COLLECT_EVERY_MS);
   try {
-    await listTreeChanges(
-      options.git,
-      ordered,
-      (sha, changes, parents) => {
-        // Records name their commit by its place in `ordered`; the listing skips only unlisted ones.
-        while (place < ordered.length && ordered.at(place) !== sha) place++;
-        if (place === ordered.length) throw new Error(`git listed a commit it was not asked for: ${sha}`);
-        if (parents > 1) merges[place >> 3]! |= 1 << (place & 7);
-        for (const index of blobs.record(place++, changes, requests)) gate.introduced(index);
-        if (requests.held >= REQUEST_BATCH) {
-          requests.flush();
-          collectGarbageIfGrown();
-        }
-      },
-      (sha) => {
-        unlisted++;
-        suspects.push(sha);
-      },
-      'combined',
-      undefined,
-      { pace },
-    );
-    requests.flush();
-  } catch (e) {
-    stream.abort(); // else `cat-file` waits for requests and keeps the process alive
-    throw e;
+    try {
+      await listTreeChanges(
+        options.git,
+        ordered,
+        (sha, changes, parents) => {
+          // Records name their commit by its place in `ordered`; the listing skips only unlisted ones.
+          while (place < ordered.length && ordered.at(place) !== sha) place++;
+          if (place === ordered.length) throw new Error(`git listed a commit it was not asked for: ${sha}`);
+          if (parents > 1) merges[place >> 3]! |= 1 << (place & 7);
+          for (const index of blobs.record(place++, changes, requests)) gate.introduced(index);
+          if (requests.held >= REQUEST_BATCH) requests.flush();
+        },
+        (sha) => {
+          unlisted++;
+          suspects.push(sha);
+        },
+        'combined',
+        undefined,
+        { pace },
+      );
+      requests.flush();
+    } catch (e) {
+      stream.abort(); // else `cat-file` waits for requests and keeps the process alive
+      throw e;
+    }
+    await stream.finish();
+  } finally {
+    clearInterval(collecting);
   }
-  await stream.finish();
   gate.flush();
   // Where missing blobs can be is known when the scan listed every commit the refs reach
   // (pathsNamingMissing): not in a range, nor beside a cache, where older commits brought them in.
