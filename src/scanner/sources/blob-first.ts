@@ -60,6 +60,11 @@ const MAX_LIMIT_PATHS = 16;
  * about 50 MB, and the blob reading, its `cat-file` and its ring are done by then.
  */
 const MAX_MERGE_LISTINGS = 2;
+/**
+ * Histories shorter than this leave little to give back between phases (releaseUnusedMemory): a full
+ * collection there would cost more than it returns, in a service's process or a test run's the most.
+ */
+const RELEASE_FROM_COMMITS = 10_000;
 /** How often the reading's heap is looked at, and collected when it has grown (free-memory.ts). */
 const COLLECT_EVERY_MS = 500;
 
@@ -72,7 +77,7 @@ export async function scanCommitsBlobFirst(
   const { commitsToDiff, suspects } = await gateCommits(options, commits, onCommitDone);
   // The gate's tables are unreachable now, and the diff pass is the scan's peak of memory (the
   // scan's own process beside two `git log -p`): what they held goes back to the system first.
-  await releaseUnusedMemory();
+  if (commits.length >= RELEASE_FROM_COMMITS) await releaseUnusedMemory();
   return scanCommitsByDiff(
     options,
     CommitList.of(commitsToDiff),
@@ -127,7 +132,7 @@ async function readThroughGate(
     blobs,
   );
   // The reading's garbage and buffers go before the merges' second listing (two more gits).
-  if (blobs.missingCount > 0) await releaseUnusedMemory();
+  if (blobs.missingCount > 0 && commits.length >= RELEASE_FROM_COMMITS) await releaseUnusedMemory();
   const commitsToDiff: string[] = [];
   // The clean merges, for a damaged repository's second look (mergesTouchingMissingBlobs).
   let cleanMerges = new Int32Array(blobs.missingCount > 0 ? 1024 : 0);
