@@ -77,7 +77,7 @@ export async function scanCommitsBlobFirst(
   const { commitsToDiff, suspects } = await gateCommits(options, commits, onCommitDone);
   // The gate's tables are unreachable now, and the diff pass is the scan's peak of memory (the
   // scan's own process beside two `git log -p`): what they held goes back to the system first.
-  if (commits.length >= RELEASE_FROM_COMMITS) await releaseUnusedMemory();
+  await releaseBetweenPhases(commits);
   return scanCommitsByDiff(
     options,
     CommitList.of(commitsToDiff),
@@ -86,6 +86,11 @@ export async function scanCommitsBlobFirst(
     undefined,
     suspects,
   );
+}
+
+/** Between two phases of a scan of `commits`: what the last one held goes back to the system. */
+async function releaseBetweenPhases(commits: CommitList): Promise<void> {
+  if (commits.length >= RELEASE_FROM_COMMITS) await releaseUnusedMemory();
 }
 
 /** The commits git's diff is to read: in runs (`commitsToDiff`), and one at a time (`suspects`). */
@@ -132,7 +137,7 @@ async function readThroughGate(
     blobs,
   );
   // The reading's garbage and buffers go before the merges' second listing (two more gits).
-  if (blobs.missingCount > 0 && commits.length >= RELEASE_FROM_COMMITS) await releaseUnusedMemory();
+  if (blobs.missingCount > 0) await releaseBetweenPhases(commits);
   const commitsToDiff: string[] = [];
   // The clean merges, for a damaged repository's second look (mergesTouchingMissingBlobs).
   let cleanMerges = new Int32Array(blobs.missingCount > 0 ? 1024 : 0);
