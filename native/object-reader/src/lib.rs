@@ -36,7 +36,8 @@ use std::sync::{Arc, Mutex};
 
 const FOUND: u8 = 0;
 const NOT_FOUND: u8 = 1;
-const LEFT_TO_GIT: u8 = 2;
+/** A status byte of both calls' answers (read's objects, listChanges' commits): git is to answer it. */
+pub(crate) const LEFT_TO_GIT: u8 = 2;
 
 extern "C" {
     /** glibc's: frees the unused memory of every arena (the main heap's holes too). */

@@ -19,13 +19,12 @@
 use crate::napi::*;
 use crate::odb::{Answer, Odb, Scratch, COMMIT, TREE};
 use crate::tree::{base_name_compare, common_prefix, is_dir, parse_tree, Commit, Entry, Tree, TreeCache};
-use crate::{args, buffer_call, handle_of, throw};
+use crate::{args, buffer_call, handle_of, throw, LEFT_TO_GIT};
 use std::cmp::Ordering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 const LISTED: u8 = 0;
-const LEFT_TO_GIT: u8 = 2;
 /** Status, parents and count: a listing with no changes. */
 const HEADER: usize = 9;
 /** Deeper trees than this are left to git (the walk recurses once a level). */
