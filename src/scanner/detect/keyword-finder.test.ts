@@ -53,7 +53,7 @@ describe('KeywordFinder', () => {
   });
 
   it('finds the same first keyword as the regex, in its room and outside it', () => {
-    const finder = new KeywordFinder(4096);
+    const finder = new KeywordFinder(16384);
     fc.assert(
       fc.property(contents, fc.nat(), fc.nat(), fc.nat(64), (bytes, a, b, offset) => {
         const from = bytes.length === 0 ? 0 : a % bytes.length;
@@ -107,5 +107,83 @@ describe('KeywordFinder', () => {
     const short = new KeywordFinder(0, ['ab', 'token']);
     expect(short.find(Buffer.from('xx AB token'), 0, 11)).toBe(3);
     expect(short.find(Buffer.from('xx a-b tok'), 0, 10)).toBe(-1);
+  });
+});
+
+/** Two versions of a text: `a`, and `b` made from it by a few edits (so they share long runs). */
+const versions = fc
+  .tuple(
+    fc.array(fc.constantFrom('a', 'b', '\n', 'xyz', 'line of code;\n', 'é'), { maxLength: 300 }),
+    fc.array(fc.tuple(fc.nat(300), fc.nat(5), fc.constantFrom('', 'q', 'edit\n', 'a')), { maxLength: 4 }),
+  )
+  .map(([parts, edits]) => {
+    const a = parts.join('');
+    let b = a;
+    for (const [at, cut, text] of edits) {
+      const p = Math.min(at, b.length);
+      b = b.slice(0, p) + text + b.slice(p + cut);
+    }
+    return [Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1')] as const;
+  });
+
+describe('KeywordFinder: counting and finding bytes in its memory', () => {
+  /** `a` and `b` written into the finder's room (b at an odd place, so loads are unaligned). */
+  function inRoom(finder: KeywordFinder, a: Buffer, b: Buffer): [Buffer, Buffer] {
+    const inA = finder.room.subarray(0, a.length);
+    const inB = finder.room.subarray(a.length + 7, a.length + 7 + b.length);
+    a.copy(inA);
+    b.copy(inB);
+    return [inA, inB];
+  }
+
+  it('counts the bytes two stretches share from their start and back from their end as a byte loop does', () => {
+    const finder = new KeywordFinder(16384);
+    fc.assert(
+      fc.property(versions, fc.nat(400), fc.nat(400), ([a, b], i, j) => {
+        const [inA, inB] = inRoom(finder, a, b);
+        const ai = Math.min(i, a.length);
+        const bi = Math.min(j, b.length);
+        const forwardRoom = Math.min(a.length - ai, b.length - bi);
+        let forward = 0;
+        while (forward < forwardRoom && a[ai + forward] === b[bi + forward]) forward++;
+        expect(finder.sharedForward(inB, bi, inA, ai, forwardRoom)).toBe(forward);
+        const backwardRoom = Math.min(ai, bi);
+        let backward = 0;
+        while (backward < backwardRoom && a[ai - 1 - backward] === b[bi - 1 - backward]) backward++;
+        expect(finder.sharedBackward(inB, bi, inA, ai, backwardRoom)).toBe(backward);
+      }),
+    );
+  });
+
+  it('finds a stretch where Buffer.indexOf does, within the bounds it is given', () => {
+    const finder = new KeywordFinder(16384);
+    fc.assert(
+      fc.property(
+        versions,
+        fc.nat(400),
+        fc.integer({ min: 1, max: 60 }),
+        fc.nat(400),
+        ([a, b], at, n, from) => {
+          const [inA, inB] = inRoom(finder, a, b);
+          const start = Math.min(at, Math.max(0, b.length - 1));
+          const needle = inB.subarray(start, Math.min(b.length, start + n));
+          fc.pre(needle.length > 0);
+          const lo = Math.min(from, a.length);
+          for (const to of [a.length, Math.max(lo, a.length - 3)]) {
+            let expected = inA.subarray(0, to).indexOf(needle, lo);
+            if (expected + needle.length > to) expected = -1;
+            expect(finder.indexIn(inA, needle, lo, to)).toBe(expected);
+          }
+        },
+      ),
+    );
+  });
+
+  it('leaves buffers outside its memory to the caller', () => {
+    const finder = new KeywordFinder(64);
+    const outside = Buffer.from('abc');
+    expect(finder.sharedForward(outside, 0, finder.room, 0, 3)).toBeNull();
+    expect(finder.sharedBackward(finder.room, 3, outside, 3, 3)).toBeNull();
+    expect(finder.indexIn(outside, finder.room.subarray(0, 1), 0, 3)).toBeNull();
   });
 });

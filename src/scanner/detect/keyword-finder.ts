@@ -51,6 +51,9 @@ export class KeywordFinder {
   private readonly scratch: number;
   private readonly overlap: number;
   private readonly search: ((from: number, startEnd: number, to: number) => number) | null;
+  private readonly forward: ((a: number, b: number, n: number) => number) | null = null;
+  private readonly backward: ((aEnd: number, bEnd: number, n: number) => number) | null = null;
+  private readonly findBytes: ((needle: number, n: number, from: number, to: number) => number) | null = null;
   private readonly regex: RegExp;
 
   constructor(roomBytes = 0, keywords: readonly string[] = prefilterKeywords()) {
@@ -74,6 +77,49 @@ export class KeywordFinder {
     this.room = this.memory.subarray(CONTENTS_START, CONTENTS_START + roomBytes);
     const instance = new wasm.Instance(module, { env: { memory } });
     this.search = instance.exports.find as (from: number, startEnd: number, to: number) => number;
+    this.forward = instance.exports.commonForward as (a: number, b: number, n: number) => number;
+    this.backward = instance.exports.commonBackward as (aEnd: number, bEnd: number, n: number) => number;
+    this.findBytes = instance.exports.findBytes as (
+      needle: number,
+      n: number,
+      from: number,
+      to: number,
+    ) => number;
+  }
+
+  /**
+   * How many of the `n` bytes from `b[bi]` and from `a[ai]` are the same, counted from the start;
+   * null unless both buffers lie in this finder's memory (then it counts them in place, 16 bytes a
+   * step, where Buffer.compare would take a call per block).
+   */
+  sharedForward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null {
+    if (this.forward === null || b.buffer !== this.memory.buffer || a.buffer !== this.memory.buffer)
+      return null;
+    return this.forward(a.byteOffset + ai, b.byteOffset + bi, n);
+  }
+
+  /**
+   * The first place in `haystack[from, to)` where all of `needle` (not empty) is, or -1; null unless
+   * both lie in this finder's memory.
+   */
+  indexIn(haystack: Buffer, needle: Buffer, from: number, to: number): number | null {
+    if (
+      this.findBytes === null ||
+      haystack.buffer !== this.memory.buffer ||
+      needle.buffer !== this.memory.buffer
+    ) {
+      return null;
+    }
+    const base = haystack.byteOffset;
+    const found = this.findBytes(needle.byteOffset, needle.length, base + from, base + to);
+    return found === -1 ? -1 : found - base;
+  }
+
+  /** As sharedForward, for the `n` bytes before `b[bi]` and before `a[ai]`, counted back from there. */
+  sharedBackward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null {
+    if (this.backward === null || b.buffer !== this.memory.buffer || a.buffer !== this.memory.buffer)
+      return null;
+    return this.backward(a.byteOffset + ai, b.byteOffset + bi, n);
   }
 
   /** The first position in `buf[from, to)` where a keyword starts and ends by `to`, or -1. */

@@ -17,6 +17,11 @@
 ;; four share that bucket (the "Teddy" filter of Hyperscan, here with 4 positions and no shifting of
 ;; earlier blocks: every keyword is at least 4 bytes long). A candidate is then compared with the
 ;; keywords of its buckets byte by byte, ASCII letters folded, as the regex's `i` flag folds them.
+;;
+;; It also measures how many bytes two stretches of its memory share, from their start
+;; (`commonForward`) or back from their end (`commonBackward`), 16 bytes a step: the gate's common
+;; prefixes, suffixes and shared runs between two held versions of a file (shared-runs.ts); and
+;; finds where a stretch of it (a probe, some lines of one version) occurs in another (`findBytes`).
 (module
   (import "env" "memory" (memory 1))
 
@@ -106,6 +111,81 @@
                 (then (return (local.get $p))))
               (local.set $lanes (i32.and (local.get $lanes) (i32.sub (local.get $lanes) (i32.const 1))))
               (br_if $candidates (local.get $lanes)))))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br $blocks)))
+    (i32.const -1))
+
+  ;; How many of the n bytes from a and from b are the same, counted from their start.
+  (func $commonForward (export "commonForward") (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $differs
+      (loop $blocks
+        (br_if $differs (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
+        (br_if $differs
+          (i32.eqz (i8x16.all_true (i8x16.eq
+            (v128.load align=1 (i32.add (local.get $a) (local.get $i)))
+            (v128.load align=1 (i32.add (local.get $b) (local.get $i)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $blocks)))
+    (block $done
+      (loop $bytes
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (br_if $done
+          (i32.ne (i32.load8_u (i32.add (local.get $a) (local.get $i)))
+            (i32.load8_u (i32.add (local.get $b) (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $bytes)))
+    (local.get $i))
+
+  ;; How many of the n bytes before aEnd and before bEnd are the same, counted back from the end.
+  (func (export "commonBackward") (param $aEnd i32) (param $bEnd i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $differs
+      (loop $blocks
+        (br_if $differs (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $n)))
+        (br_if $differs
+          (i32.eqz (i8x16.all_true (i8x16.eq
+            (v128.load align=1 (i32.sub (local.get $aEnd) (i32.add (local.get $i) (i32.const 16))))
+            (v128.load align=1 (i32.sub (local.get $bEnd) (i32.add (local.get $i) (i32.const 16))))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $blocks)))
+    (block $done
+      (loop $bytes
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (br_if $done
+          (i32.ne (i32.load8_u (i32.sub (local.get $aEnd) (i32.add (local.get $i) (i32.const 1))))
+            (i32.load8_u (i32.sub (local.get $bEnd) (i32.add (local.get $i) (i32.const 1))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $bytes)))
+    (local.get $i))
+
+  ;; The first position p in [from, to - n] where the n bytes from `needle` occur (n >= 1), or -1.
+  ;; Positions whose first and last bytes both match are compared whole (memchr's pair filter).
+  (func (export "findBytes") (param $needle i32) (param $n i32) (param $from i32) (param $to i32) (result i32)
+    (local $at i32) (local $last i32) (local $lanes i32) (local $p i32)
+    (local $first v128) (local $final v128)
+    (local.set $first (i8x16.splat (i32.load8_u (local.get $needle))))
+    (local.set $final (i8x16.splat (i32.load8_u (i32.add (local.get $needle) (i32.sub (local.get $n) (i32.const 1))))))
+    (local.set $last (i32.sub (local.get $to) (local.get $n)))
+    (local.set $at (local.get $from))
+    (block $none
+      (loop $blocks
+        (br_if $none (i32.gt_s (local.get $at) (local.get $last)))
+        (local.set $lanes
+          (i8x16.bitmask
+            (v128.and
+              (i8x16.eq (local.get $first) (v128.load align=1 (local.get $at)))
+              (i8x16.eq (local.get $final)
+                (v128.load align=1 (i32.add (local.get $at) (i32.sub (local.get $n) (i32.const 1))))))))
+        (block $next
+          (loop $candidates
+            (br_if $next (i32.eqz (local.get $lanes)))
+            (local.set $p (i32.add (local.get $at) (i32.ctz (local.get $lanes))))
+            (br_if $none (i32.gt_s (local.get $p) (local.get $last)))
+            (if (i32.eq (call $commonForward (local.get $needle) (local.get $p) (local.get $n)) (local.get $n))
+              (then (return (local.get $p))))
+            (local.set $lanes (i32.and (local.get $lanes) (i32.sub (local.get $lanes) (i32.const 1))))
+            (br $candidates)))
         (local.set $at (i32.add (local.get $at) (i32.const 16)))
         (br $blocks)))
     (i32.const -1)))

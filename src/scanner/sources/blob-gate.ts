@@ -1,6 +1,6 @@
 import { detectSecrets } from '../detect/detect-line.js';
 import { KeywordFinder } from '../detect/keyword-finder.js';
-import { commonBackward, commonForward, sharedRuns } from './shared-runs.js';
+import { commonBackward, commonForward, type InPlaceCompare, sharedRuns } from './shared-runs.js';
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -133,7 +133,7 @@ export class DetectionLineGate {
     };
     copy(0, from, 0);
     let at = from;
-    for (const run of sharedRuns(blob, from, to, base, from, baseTo)) {
+    for (const run of sharedRuns(blob, from, to, base, from, baseTo, this.finder)) {
       if (run.bStart > at) this.detectionLines(blob, at, run.bStart, lines);
       copy(run.aStart, run.aStart + (run.bEnd - run.bStart), run.bStart);
       at = run.bEnd;
@@ -212,12 +212,13 @@ export class DetectionLineGate {
  * The part of `blob` that can hold a line `reference` does not have: everything but the lines of
  * their common prefix and common suffix (a small edit to a long file leaves a few lines). Returned
  * on line boundaries. When `reference` holds no detection line, neither do the lines outside this
- * region, whatever git's diff later calls added.
+ * region, whatever git's diff later calls added. `inPlace` counts the common bytes where both lie in
+ * its memory.
  */
-export function changedRegion(blob: Buffer, reference: Buffer): [number, number] {
-  const prefix = commonForward(blob, 0, blob.length, reference, 0, reference.length);
+export function changedRegion(blob: Buffer, reference: Buffer, inPlace?: InPlaceCompare): [number, number] {
+  const prefix = commonForward(blob, 0, blob.length, reference, 0, reference.length, inPlace);
   // The suffix may not overlap the prefix in either buffer.
-  const suffix = commonBackward(blob, prefix, blob.length, reference, prefix, reference.length);
+  const suffix = commonBackward(blob, prefix, blob.length, reference, prefix, reference.length, inPlace);
   // Whole lines only: from the start of the line the first difference is in, to the end of the line
   // that starts at or before the common suffix (only a line whose preceding newline is itself in the
   // common suffix is sure to be one of the reference's lines).

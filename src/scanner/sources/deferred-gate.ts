@@ -153,7 +153,7 @@ export class DeferredGate {
   }
 
   private gateAgainst(index: number, content: Buffer, reference: number, base: Buffer): void {
-    const [from, to] = changedRegion(content, base);
+    const [from, to] = changedRegion(content, base, this.finder);
     const known = this.detections.get(reference);
     let found: boolean;
     if (known === undefined) {

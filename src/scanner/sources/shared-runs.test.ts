@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fakeCloudKeyId, fakeCodehostToken } from '../../../test/helpers/fake-secrets.js';
+import { KeywordFinder } from '../detect/keyword-finder.js';
 import { changedRegion, DetectionLineGate } from './blob-gate.js';
 import { sharedRuns } from './shared-runs.js';
 
@@ -65,6 +66,7 @@ describe('sharedRuns', () => {
   });
 
   it('holds its runs to whole, equal lines on random edits (property)', () => {
+    const finder = new KeywordFinder(1 << 20);
     const line = fc.oneof(
       fc.constantFrom('', '}', 'x', 'same line', codeLine(1), codeLine(2)),
       fc.integer({ min: 0, max: 400 }).map(codeLine),
@@ -84,6 +86,19 @@ describe('sharedRuns', () => {
           const [from, to] = changedRegion(b, a);
           expectValidRuns(b, from, to, a, from, to - (b.length - a.length));
           expectValidRuns(b, 0, b.length, a, 0, a.length);
+          // Counted in place, in a keyword finder's memory (WebAssembly), the answers are the same.
+          const inA = finder.room.subarray(0, a.length);
+          const inB = finder.room.subarray(a.length + 3, a.length + 3 + b.length);
+          a.copy(inA);
+          b.copy(inB);
+          expect(changedRegion(inB, inA, finder)).toEqual([from, to]);
+          const baseTo = to - (b.length - a.length);
+          expect(sharedRuns(inB, from, to, inA, from, baseTo, finder)).toEqual(
+            sharedRuns(b, from, to, a, from, baseTo),
+          );
+          expect(sharedRuns(inB, 0, b.length, inA, 0, a.length, finder)).toEqual(
+            sharedRuns(b, 0, b.length, a, 0, a.length),
+          );
         },
       ),
       { numRuns: 400 },

@@ -13,6 +13,16 @@ const MIN_SPLIT = 512;
 const NEAR = 2048;
 
 /**
+ * Counts shared bytes in place where it can (KeywordFinder does, for buffers in its memory): null
+ * where it cannot, and Buffer.compare counts them.
+ */
+export interface InPlaceCompare {
+  sharedForward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null;
+  sharedBackward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null;
+  indexIn(haystack: Buffer, needle: Buffer, from: number, to: number): number | null;
+}
+
+/**
  * A run of whole lines of `b`, `[bStart, bEnd)`, byte for byte the same as `a` from `aStart`: each
  * line of the run is a whole line of `a` too (preceded by a line break or the start of the part
  * searched, which is on a line boundary in both).
@@ -39,13 +49,14 @@ export function sharedRuns(
   a: Buffer,
   aFrom: number,
   aTo: number,
+  inPlace?: InPlaceCompare,
 ): SharedRun[] {
   const runs: SharedRun[] = [];
   const stack: [number, number, number, number][] = [[bFrom, bTo, aFrom, aTo]];
   while (stack.length > 0) {
     const [bs, be, as, ae] = stack.pop()!;
     if (be - bs < MIN_SPLIT || ae - as < PROBE_MIN) continue;
-    const run = matchProbe(b, bs, be, a, as, ae);
+    const run = matchProbe(b, bs, be, a, as, ae, inPlace);
     if (run === null) continue;
     runs.push(run);
     const aEnd = run.aStart + (run.bEnd - run.bStart);
@@ -55,7 +66,15 @@ export function sharedRuns(
 }
 
 /** One probe from the middle of `b[bs, be)` looked for in `a[as, ae)` and grown; null if not found. */
-function matchProbe(b: Buffer, bs: number, be: number, a: Buffer, as: number, ae: number): SharedRun | null {
+function matchProbe(
+  b: Buffer,
+  bs: number,
+  be: number,
+  a: Buffer,
+  as: number,
+  ae: number,
+  inPlace?: InPlaceCompare,
+): SharedRun | null {
   const middle = bs + ((be - bs) >> 1);
   const m = middle === bs ? bs : b.indexOf(NL, middle - 1) + 1; // a line start at or after middle
   if (m <= 0 || m >= be) return null;
@@ -65,13 +84,19 @@ function matchProbe(b: Buffer, bs: number, be: number, a: Buffer, as: number, ae
   const probe = b.subarray(m, probeEnd);
   const expected = as + (m - bs);
   const q =
-    findLine(a, probe, Math.max(as, expected - NEAR), Math.min(ae, expected + NEAR + probe.length), as) ??
-    findLine(a, probe, as, ae, as);
+    findLine(
+      a,
+      probe,
+      Math.max(as, expected - NEAR),
+      Math.min(ae, expected + NEAR + probe.length),
+      as,
+      inPlace,
+    ) ?? findLine(a, probe, as, ae, as, inPlace);
   if (q === null) return null;
   // A probe running to the end of b's part ends a line only where a's part ends too.
   if (probeEnd === be && b[be - 1] !== NL && q + probe.length !== ae) return null;
-  let start = m - commonBackward(b, bs, m, a, as, q);
-  let end = probeEnd + commonForward(b, probeEnd, be, a, q + probe.length, ae);
+  let start = m - commonBackward(b, bs, m, a, as, q, inPlace);
+  let end = probeEnd + commonForward(b, probeEnd, be, a, q + probe.length, ae, inPlace);
   // Whole lines only: a run starts after a line break inside it, or where both parts start; it ends
   // after a line break, or where both parts end.
   const startsLine = (at: number) =>
@@ -85,10 +110,17 @@ function matchProbe(b: Buffer, bs: number, be: number, a: Buffer, as: number, ae
 }
 
 /** The first place in `a[from, to)` where `probe` is a whole line's start (at `floor` or after a line break). */
-function findLine(a: Buffer, probe: Buffer, from: number, to: number, floor: number): number | null {
+function findLine(
+  a: Buffer,
+  probe: Buffer,
+  from: number,
+  to: number,
+  floor: number,
+  inPlace?: InPlaceCompare,
+): number | null {
   let at = from;
   while (at + probe.length <= to) {
-    const q = a.indexOf(probe, at);
+    const q = inPlace?.indexIn(a, probe, at, to) ?? a.indexOf(probe, at);
     if (q === -1 || q + probe.length > to) return null;
     if (q === floor || a[q - 1] === NL) return q;
     at = q + 1;
@@ -97,11 +129,22 @@ function findLine(a: Buffer, probe: Buffer, from: number, to: number, floor: num
 }
 
 /**
- * How many bytes `b[.., bi)` and `a[.., ai)` share, going back no further than bs and as: compared
- * in blocks of 32 KB, then 4 KB, 512, 64, 8 and 1 bytes, so at memory speed.
+ * How many bytes `b[.., bi)` and `a[.., ai)` share, going back no further than bs and as: counted in
+ * place by `inPlace` where it can, else compared in blocks of 32 KB, then 4 KB, 512, 64, 8 and 1
+ * bytes, so at memory speed.
  */
-export function commonBackward(b: Buffer, bs: number, bi: number, a: Buffer, as: number, ai: number): number {
+export function commonBackward(
+  b: Buffer,
+  bs: number,
+  bi: number,
+  a: Buffer,
+  as: number,
+  ai: number,
+  inPlace?: InPlaceCompare,
+): number {
   const room = Math.min(bi - bs, ai - as);
+  const counted = inPlace?.sharedBackward(b, bi, a, ai, room);
+  if (counted != null) return counted;
   let n = 0;
   for (let step = BLOCK; step >= 1; step >>= 3) {
     while (n + step <= room && b.compare(a, ai - n - step, ai - n, bi - n - step, bi - n) === 0) n += step;
@@ -110,8 +153,18 @@ export function commonBackward(b: Buffer, bs: number, bi: number, a: Buffer, as:
 }
 
 /** How many bytes `b[bi, ..)` and `a[ai, ..)` share, going no further than be and ae (as above). */
-export function commonForward(b: Buffer, bi: number, be: number, a: Buffer, ai: number, ae: number): number {
+export function commonForward(
+  b: Buffer,
+  bi: number,
+  be: number,
+  a: Buffer,
+  ai: number,
+  ae: number,
+  inPlace?: InPlaceCompare,
+): number {
   const room = Math.min(be - bi, ae - ai);
+  const counted = inPlace?.sharedForward(b, bi, a, ai, room);
+  if (counted != null) return counted;
   let n = 0;
   for (let step = BLOCK; step >= 1; step >>= 3) {
     while (n + step <= room && b.compare(a, ai + n, ai + n + step, bi + n, bi + n + step) === 0) n += step;
