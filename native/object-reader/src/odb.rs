@@ -451,9 +451,8 @@ fn inflate_entry_into<'r>(
 
 /** Inflates an entry's data into a new vector of its size. */
 fn inflate_entry(pack: &Pack, pack_number: usize, entry: &EntryHeader, scratch: &mut Scratch) -> Result<Vec<u8>, String> {
-    let size = usize::try_from(entry.size).map_err(|_| "object too large")?;
-    let mut out = vec![0u8; size];
-    inflate_into(pack, pack_number, entry.data_at, scratch, &mut out)?;
+    let mut out = Vec::new();
+    inflate_entry_into(pack, pack_number, entry, scratch, &mut out)?;
     Ok(out)
 }
 

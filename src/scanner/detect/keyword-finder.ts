@@ -23,6 +23,14 @@ interface WebAssemblyApi {
 }
 const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
+/** What keyword-finder.wat exports (all offsets are in its memory). */
+interface FinderFunctions {
+  find(from: number, startEnd: number, to: number): number;
+  commonForward(a: number, b: number, n: number): number;
+  commonBackward(aEnd: number, bEnd: number, n: number): number;
+  findBytes(needle: number, n: number, from: number, to: number): number;
+}
+
 let compiled: WasmModule | null | undefined;
 
 /** The compiled search, or null where this machine's WebAssembly has no SIMD (the regex then does it). */
@@ -50,10 +58,8 @@ export class KeywordFinder {
   private readonly memory: Buffer;
   private readonly scratch: number;
   private readonly overlap: number;
-  private readonly search: ((from: number, startEnd: number, to: number) => number) | null;
-  private readonly forward: ((a: number, b: number, n: number) => number) | null = null;
-  private readonly backward: ((aEnd: number, bEnd: number, n: number) => number) | null = null;
-  private readonly findBytes: ((needle: number, n: number, from: number, to: number) => number) | null = null;
+  /** keyword-finder.wat's functions, or null where this machine's WebAssembly has no SIMD. */
+  private readonly wasm: FinderFunctions | null;
   private readonly regex: RegExp;
 
   constructor(roomBytes = 0, keywords: readonly string[] = prefilterKeywords()) {
@@ -65,7 +71,7 @@ export class KeywordFinder {
       this.memory = Buffer.alloc(0);
       this.room = Buffer.allocUnsafeSlow(roomBytes);
       this.scratch = 0;
-      this.search = null;
+      this.wasm = null;
       return;
     }
     this.scratch = CONTENTS_START + roomBytes;
@@ -76,15 +82,7 @@ export class KeywordFinder {
     tables.copy(this.memory, 0);
     this.room = this.memory.subarray(CONTENTS_START, CONTENTS_START + roomBytes);
     const instance = new wasm.Instance(module, { env: { memory } });
-    this.search = instance.exports.find as (from: number, startEnd: number, to: number) => number;
-    this.forward = instance.exports.commonForward as (a: number, b: number, n: number) => number;
-    this.backward = instance.exports.commonBackward as (aEnd: number, bEnd: number, n: number) => number;
-    this.findBytes = instance.exports.findBytes as (
-      needle: number,
-      n: number,
-      from: number,
-      to: number,
-    ) => number;
+    this.wasm = instance.exports as unknown as FinderFunctions;
   }
 
   /**
@@ -93,9 +91,14 @@ export class KeywordFinder {
    * step, where Buffer.compare would take a call per block).
    */
   sharedForward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null {
-    if (this.forward === null || b.buffer !== this.memory.buffer || a.buffer !== this.memory.buffer)
-      return null;
-    return this.forward(a.byteOffset + ai, b.byteOffset + bi, n);
+    if (this.wasm === null || !this.holds(a, b)) return null;
+    return this.wasm.commonForward(a.byteOffset + ai, b.byteOffset + bi, n);
+  }
+
+  /** As sharedForward, for the `n` bytes before `b[bi]` and before `a[ai]`, counted back from there. */
+  sharedBackward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null {
+    if (this.wasm === null || !this.holds(a, b)) return null;
+    return this.wasm.commonBackward(a.byteOffset + ai, b.byteOffset + bi, n);
   }
 
   /**
@@ -103,31 +106,23 @@ export class KeywordFinder {
    * both lie in this finder's memory.
    */
   indexIn(haystack: Buffer, needle: Buffer, from: number, to: number): number | null {
-    if (
-      this.findBytes === null ||
-      haystack.buffer !== this.memory.buffer ||
-      needle.buffer !== this.memory.buffer
-    ) {
-      return null;
-    }
+    if (this.wasm === null || !this.holds(haystack, needle)) return null;
     const base = haystack.byteOffset;
-    const found = this.findBytes(needle.byteOffset, needle.length, base + from, base + to);
+    const found = this.wasm.findBytes(needle.byteOffset, needle.length, base + from, base + to);
     return found === -1 ? -1 : found - base;
   }
 
-  /** As sharedForward, for the `n` bytes before `b[bi]` and before `a[ai]`, counted back from there. */
-  sharedBackward(b: Buffer, bi: number, a: Buffer, ai: number, n: number): number | null {
-    if (this.backward === null || b.buffer !== this.memory.buffer || a.buffer !== this.memory.buffer)
-      return null;
-    return this.backward(a.byteOffset + ai, b.byteOffset + bi, n);
+  /** Whether both buffers lie in this finder's memory. */
+  private holds(x: Buffer, y: Buffer): boolean {
+    return x.buffer === this.memory.buffer && y.buffer === this.memory.buffer;
   }
 
   /** The first position in `buf[from, to)` where a keyword starts and ends by `to`, or -1. */
   find(buf: Buffer, from: number, to: number): number {
     if (to - from < 1) return -1;
-    const search = this.search;
-    if (search === null) return this.findByRegex(buf, from, to);
-    if (buf.buffer === this.memory.buffer) {
+    if (this.wasm === null) return this.findByRegex(buf, from, to);
+    const search = this.wasm.find;
+    if (this.holds(buf, buf)) {
       const base = buf.byteOffset;
       const found = search(base + from, base + to, base + to);
       return found === -1 ? -1 : found - base;
