@@ -17,8 +17,9 @@
 //! status 2.
 
 use crate::napi::*;
-use crate::odb::{Answer, Odb, Scratch, COMMIT, TREE};
-use crate::tree::{base_name_compare, common_prefix, is_dir, parse_tree, Commit, Entry, Tree, TreeCache};
+use crate::odb::Odb;
+use crate::tree::{base_name_compare, common_prefix, is_dir, Commit, Entry, Tree, TreeCache};
+use crate::tree_reader::{TreeReader, Unreadable};
 use crate::{args, buffer_call, handle_of, throw, LEFT_TO_GIT};
 use std::cmp::Ordering;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,13 +30,6 @@ const LISTED: u8 = 0;
 const HEADER: usize = 9;
 /** Deeper trees than this are left to git (the walk recurses once a level). */
 const MAX_DEPTH: usize = 1000;
-/**
- * The largest commit or tree read (git's largest trees are a few megabytes, commits a few kilobytes):
- * a larger one is left to git, and a damaged size never makes this allocate more.
- */
-const MAX_OBJECT: usize = 64 << 20;
-/** The object buffer's first size; it grows to the largest tree read in the call. */
-const FIRST_BUFFER: usize = 256 << 10;
 
 /** Why a commit's listing stopped. */
 enum Stop {
@@ -45,16 +39,15 @@ enum Stop {
     NoRoom,
 }
 
+impl From<Unreadable> for Stop {
+    fn from(_: Unreadable) -> Stop {
+        Stop::LeaveToGit
+    }
+}
+
 /** One call's state: where objects come from, and where the records go. */
 struct Lister<'a> {
-    odb: &'a Odb,
-    cache: &'a TreeCache,
-    scratch: Scratch,
-    /** Objects are read into this (grown as needed), then parsed out of it. */
-    buffer: Vec<u8>,
-    empty: Tree,
-    /** A tree's entries, parsed here before the tree is kept. */
-    entries: Vec<Entry>,
+    reader: TreeReader<'a>,
     /** The path of the trees being walked, each name followed by '/' (git's `base`). */
     base: Vec<u8>,
     out: &'a mut [u8],
@@ -87,41 +80,12 @@ fn pathcmp(a: &Desc, b: &Desc) -> Ordering {
 }
 
 impl<'a> Lister<'a> {
-    /** Reads object `id` into `buffer`, which must be of type `kind`; its size. */
-    fn read(&mut self, id: &[u8; 20], kind: u8, max: usize) -> Result<usize, Stop> {
-        loop {
-            match self.odb.read(id, max as u64, &mut self.buffer, &mut self.scratch) {
-                Answer::Found(found, size) if found == kind => return Ok(size),
-                Answer::NoRoom(found, size) if found == kind && size <= max as u64 && size as usize > self.buffer.len() => {
-                    self.buffer.resize(size as usize, 0);
-                }
-                _ => return Err(Stop::LeaveToGit),
-            }
-        }
-    }
-
     fn commit(&mut self, id: &[u8; 20]) -> Result<Arc<Commit>, Stop> {
-        if let Some(commit) = self.cache.commit(id) {
-            return Ok(commit);
-        }
-        let size = self.read(id, COMMIT, MAX_OBJECT)?;
-        let commit = Arc::new(Commit::parse(&self.buffer[..size]).ok_or(Stop::LeaveToGit)?);
-        self.cache.put_commit(*id, commit.clone());
-        Ok(commit)
+        Ok(self.reader.commit(id)?)
     }
 
-    /** The tree `id` (the empty tree for none), as fill_tree_descriptor reads it. */
     fn tree(&mut self, id: Option<&[u8; 20]>) -> Result<Desc, Stop> {
-        let Some(id) = id else { return Ok(Desc { tree: self.empty.clone(), at: 0 }) };
-        if let Some(tree) = self.cache.tree(id) {
-            return Ok(Desc { tree, at: 0 });
-        }
-        let size = self.read(id, TREE, MAX_OBJECT)?;
-        if !parse_tree(&self.buffer[..size], &mut self.entries) {
-            return Err(Stop::LeaveToGit);
-        }
-        let tree = self.cache.put_tree(*id, &self.entries, &self.buffer[..size]);
-        Ok(Desc { tree, at: 0 })
+        Ok(Desc { tree: self.reader.tree(id)?, at: 0 })
     }
 
     #[inline]
@@ -338,12 +302,7 @@ fn advance(tp: &mut [Desc], neq: &[bool]) {
 /** Lists as many of `ids`' commits as fit in `out`; the bytes used. */
 fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<usize, String> {
     let mut lister = Lister {
-        odb,
-        cache,
-        scratch: Scratch::of_this_thread()?,
-        buffer: vec![0; FIRST_BUFFER],
-        empty: Tree::empty(),
-        entries: Vec::new(),
+        reader: TreeReader::new(odb, cache)?,
         base: Vec::with_capacity(256),
         out,
         at: 0,
@@ -357,10 +316,7 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<
         }
         // A fault here is one commit left to git, not a failed scan.
         let listed = catch_unwind(AssertUnwindSafe(|| lister.list(id))).unwrap_or_else(|_| {
-            // The inflate stream may be mid-object: start it again.
-            if let Ok(fresh) = Scratch::new() {
-                lister.scratch = fresh;
-            }
+            lister.reader.restart();
             Err(Stop::LeaveToGit)
         });
         match listed {
@@ -376,8 +332,8 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<
             }
         }
     }
-    let Lister { scratch, at, .. } = lister;
-    scratch.keep_for_this_thread();
+    let Lister { reader, at, .. } = lister;
+    reader.finish();
     Ok(at)
 }
 

@@ -139,6 +139,27 @@ impl Odb {
         Ok(Odb { packs, object_dirs, incomplete, cache: Mutex::new(BaseCache::new(CACHE_BUDGET)) })
     }
 
+    /** The packs, in the order they are searched. */
+    pub fn packs(&self) -> &[Pack] {
+        &self.packs
+    }
+
+    /** The first pack holding `id` (as searched by `read`) and the id's place in that pack's index. */
+    pub fn packed_place(&self, id: &[u8; 20]) -> Result<Option<(usize, usize)>, String> {
+        for (p, pack) in self.packs.iter().enumerate() {
+            if let Some(k) = pack.position(id)? {
+                return Ok(Some((p, k)));
+            }
+        }
+        Ok(None)
+    }
+
+    /** The base of the entry at `at` in pack `p` when it is a delta naming its base by id (REF_DELTA). */
+    pub fn ref_delta_base(&self, p: usize, at: u64, scratch: &mut Scratch) -> Result<Option<[u8; 20]>, String> {
+        let entry = read_entry_header(&self.packs[p], p, at, scratch)?;
+        Ok((entry.kind == REF_DELTA).then_some(entry.base_id))
+    }
+
     fn locate(&self, id: &[u8; 20]) -> Result<Option<Location>, String> {
         for (p, pack) in self.packs.iter().enumerate() {
             if let Some(offset) = pack.find(id)? {

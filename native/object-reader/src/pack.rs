@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /** Ids are sampled every this many: the sample narrows a lookup to one small read of the index. */
 const SAMPLE_EVERY: usize = 16;
@@ -11,7 +11,11 @@ const SAMPLE_EVERY: usize = 16;
 pub struct Pack {
     pub data: File,
     pub data_size: u64,
+    /** The pack file's path and its index's, as found. */
+    pub data_path: PathBuf,
+    pub index_path: PathBuf,
     index: File,
+    index_size: u64,
     count: usize,
     ids_at: u64,
     offsets_at: u64,
@@ -70,11 +74,36 @@ impl Pack {
             }
             first += n;
         }
-        Ok(Pack { data, data_size, index, count, ids_at, offsets_at, large_offsets_at, sample })
+        Ok(Pack {
+            data,
+            data_size,
+            data_path: pack_path.to_path_buf(),
+            index_path: index_path.to_path_buf(),
+            index,
+            index_size,
+            count,
+            ids_at,
+            offsets_at,
+            large_offsets_at,
+            sample,
+        })
+    }
+
+    /** How many objects the pack holds (its index says; git checks the pack's header says the same). */
+    pub fn count(&self) -> usize {
+        self.count
     }
 
     /** Where `id` starts in the pack, if the pack holds it. */
     pub fn find(&self, id: &[u8; 20]) -> Result<Option<u64>, String> {
+        match self.position(id)? {
+            None => Ok(None),
+            Some(k) => self.offset_of(k).map(Some),
+        }
+    }
+
+    /** Where `id` is in the index (its place among the sorted ids), if the pack holds it. */
+    pub fn position(&self, id: &[u8; 20]) -> Result<Option<usize>, String> {
         if self.count == 0 {
             return Ok(None);
         }
@@ -88,11 +117,7 @@ impl Pack {
         if lo >= hi {
             return Ok(None);
         }
-        let position = self.search(id, lo, hi)?;
-        match position {
-            None => Ok(None),
-            Some(k) => self.offset_of(k).map(Some),
-        }
+        self.search(id, lo, hi)
     }
 
     /** Finds `id` among the ids at [lo, hi), reading them (in one read when few). */
@@ -115,7 +140,22 @@ impl Pack {
         Ok(found.map(|i| lo + i))
     }
 
-    fn offset_of(&self, k: usize) -> Result<u64, String> {
+    /** The CRC-32 the index keeps of the `k`-th object's bytes in the pack. */
+    pub fn crc_of(&self, k: usize) -> Result<u32, String> {
+        let mut four = [0u8; 4];
+        read_exact_at(&self.index, &mut four, self.ids_at + self.count as u64 * 20 + k as u64 * 4)?;
+        Ok(be32(&four))
+    }
+
+    /** The pack's own checksum, as its index repeats it (git checks the two are the same). */
+    pub fn checksum(&self) -> Result<[u8; 20], String> {
+        let mut sum = [0u8; 20];
+        read_exact_at(&self.index, &mut sum, self.index_size - 40)?;
+        Ok(sum)
+    }
+
+    /** Where the `k`-th object starts in the pack. */
+    pub fn offset_of(&self, k: usize) -> Result<u64, String> {
         let mut four = [0u8; 4];
         read_exact_at(&self.index, &mut four, self.offsets_at + k as u64 * 4)?;
         let value = be32(&four);

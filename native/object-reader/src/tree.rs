@@ -31,6 +31,12 @@ pub fn is_dir(mode: u32) -> bool {
     mode & S_IFMT == MODE_DIR
 }
 
+/** A submodule's commit: an id from another repository, never read here. */
+#[inline]
+pub fn is_gitlink(mode: u32) -> bool {
+    mode & S_IFMT == S_IFGITLINK
+}
+
 /**
  * git's base_name_compare: names compared bytewise; where one ends, a tree's name goes on with '/'
  * (a file's with nothing), so `a` (file) < `a-b` < `a.c` < `a` (tree) < `a0`.

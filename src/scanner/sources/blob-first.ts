@@ -1,6 +1,7 @@
 import { BlobState, BlobTable, CommitVerdict } from './blob-table.js';
 import { DeferredGate } from './deferred-gate.js';
 import { descendantsOf } from './descendants.js';
+import { withDiffIndex } from './diff-index.js';
 import { collectGarbageIfGrown, releaseUnusedMemory } from './free-memory.js';
 import { BOUNDED_PACK_MEMORY, type GitRunner, isOneInputLine, runGit } from './git.js';
 import {
@@ -28,7 +29,8 @@ import { grown } from './typed-arrays.js';
  *    version does not have (shared-runs.ts);
  * 3. run git's own diff (history.ts, the reference path) over just the commits that bring in such a
  *    blob, or that git could not list or read: their findings and unreadable commits are exactly
- *    what the diff path gives, and every other commit provably has none.
+ *    what the diff path gives, and every other commit provably has none. git looks their objects up
+ *    in indexes of just those objects (diff-index.ts), not in the packs' whole indexes.
  */
 
 /** Fewer commits than this share one `git log -p`: the diff pass is short, start-up is not free. */
@@ -78,13 +80,16 @@ export async function scanCommitsBlobFirst(
   // The gate's tables are unreachable now, and the diff pass is the scan's peak of memory (the
   // scan's own process beside two `git log -p`): what they held goes back to the system first.
   await releaseBetweenPhases(commits);
-  return scanCommitsByDiff(
-    options,
-    CommitList.of(commitsToDiff),
-    onCommitDone,
-    MIN_DIFF_COMMITS_PER_PROCESS,
-    undefined,
-    suspects,
+  // git reads the objects of these diffs through indexes of just them (diff-index.ts).
+  return withDiffIndex(options.git, [...commitsToDiff, ...suspects], (git) =>
+    scanCommitsByDiff(
+      { ...options, git },
+      CommitList.of(commitsToDiff),
+      onCommitDone,
+      MIN_DIFF_COMMITS_PER_PROCESS,
+      undefined,
+      suspects,
+    ),
   );
 }
 

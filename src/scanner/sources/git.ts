@@ -62,6 +62,10 @@ export interface GitRunner {
   repo: string;
   /** Aborting it kills every git of the scan (a service's scan past its time bound). */
   signal?: AbortSignal;
+  /** git's own options, before its command (`-c name=value`). */
+  options?: readonly string[];
+  /** Environment for git beyond the scan's own settings (GIT_OBJECT_DIRECTORY: diff-index.ts). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface GitResult {
@@ -74,7 +78,7 @@ export interface GitResult {
 export function spawnGit(git: GitRunner, args: readonly string[]): ChildProcessWithoutNullStreams {
   return spawn(
     git.binary,
-    ['-C', git.repo, ...args],
+    ['-C', git.repo, ...(git.options ?? []), ...args],
     spawnOptions(git, 'pipe'),
   ) as ChildProcessWithoutNullStreams;
 }
@@ -88,16 +92,16 @@ export function spawnGitInto(
   args: readonly string[],
   stdout: Socket,
 ): ChildProcessByStdio<Writable, null, Readable> {
-  return spawn(git.binary, ['-C', git.repo, ...args], spawnOptions(git, stdout)) as ChildProcessByStdio<
-    Writable,
-    null,
-    Readable
-  >;
+  return spawn(
+    git.binary,
+    ['-C', git.repo, ...(git.options ?? []), ...args],
+    spawnOptions(git, stdout),
+  ) as ChildProcessByStdio<Writable, null, Readable>;
 }
 
 function spawnOptions(git: GitRunner, stdout: 'pipe' | Socket): SpawnOptions {
   return {
-    env: { ...process.env, ...GIT_ENV_OVERRIDES },
+    env: { ...process.env, ...GIT_ENV_OVERRIDES, ...git.env },
     stdio: ['pipe', stdout, 'pipe'],
     signal: git.signal,
     killSignal: 'SIGKILL',

@@ -21,15 +21,20 @@ if (skipLoad) {
 }
 
 describe.skipIf(skipLoad)('the native object reader in this checkout', () => {
-  it('loads from dist/native/ and exposes open, read, listChanges, close and releaseFreeMemory', () => {
+  it('loads from dist/native/ and exposes open, read, listChanges, writeDiffIndex, close and releaseFreeMemory', () => {
     const reader = loadObjectReader();
     expect(objectReaderUnavailableReason()).toBeUndefined();
     expect(reader).not.toBeNull();
     expect(
-      [reader?.open, reader?.read, reader?.listChanges, reader?.close, reader?.releaseFreeMemory].map(
-        (f) => typeof f,
-      ),
-    ).toEqual(['function', 'function', 'function', 'function', 'function']);
+      [
+        reader?.open,
+        reader?.read,
+        reader?.listChanges,
+        reader?.writeDiffIndex,
+        reader?.close,
+        reader?.releaseFreeMemory,
+      ].map((f) => typeof f),
+    ).toEqual(['function', 'function', 'function', 'function', 'function', 'function']);
     reader?.releaseFreeMemory(); // gives glibc's free memory back; returns nothing
 
     // Loaded once: the same module every time.

@@ -62,6 +62,21 @@ export interface ObjectReaderModule {
     out: Buffer,
     done: (error: Error | null, used?: number) => void,
   ): void;
+  /**
+   * Writes into `directory` (which must exist), for each pack holding any of them, a pack index of
+   * only the objects that `git log -p -M --cc` reads to diff the commits named by `commitIds` (20-byte
+   * binary ids, concatenated), beside a symbolic link to its pack, on a libuv worker thread
+   * (diff_index.rs). git reads them with GIT_OBJECT_DIRECTORY set to `directory`'s parent and the
+   * repository's objects as an alternate. `out` (at least 12 bytes) gets three u32 LE: the objects
+   * found, those indexed, and the indexes written; `done` gets 12.
+   */
+  writeDiffIndex(
+    db: ObjectDatabase,
+    commitIds: Buffer,
+    directory: string,
+    out: Buffer,
+    done: (error: Error | null, used?: number) => void,
+  ): void;
   /** Closes the database's files and drops the trees kept for listings; later reads fail. */
   close(db: ObjectDatabase): void;
   /**
@@ -141,11 +156,18 @@ function open(file: string): ObjectReaderModule {
   const { exports } = holder;
   // A stale build of another interface is refused here, not at the first read.
   if (
-    ![exports.open, exports.read, exports.listChanges, exports.close, exports.releaseFreeMemory].every(
-      (f) => typeof f === 'function',
-    )
+    ![
+      exports.open,
+      exports.read,
+      exports.listChanges,
+      exports.writeDiffIndex,
+      exports.close,
+      exports.releaseFreeMemory,
+    ].every((f) => typeof f === 'function')
   ) {
-    throw new Error(`${file} does not export open, read, listChanges, close and releaseFreeMemory`);
+    throw new Error(
+      `${file} does not export open, read, listChanges, writeDiffIndex, close and releaseFreeMemory`,
+    );
   }
   return exports as ObjectReaderModule;
 }

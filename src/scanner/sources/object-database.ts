@@ -6,6 +6,8 @@ import { loadObjectReader, type ObjectDatabase, type ObjectReaderModule } from '
 export interface OpenedDatabase {
   reader: ObjectReaderModule;
   db: ObjectDatabase;
+  /** The repository's object directory (absolute), as git finds it. */
+  objectsDir: string;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function openObjectDatabase(
   if (asked.code !== 0 || format !== 'sha1' || !objects || !grafts) return null;
   if (purpose === 'listing' && (shallow !== 'false' || (await exists(grafts)))) return null;
   try {
-    return { reader, db: reader.open(objects, []) };
+    return { reader, db: reader.open(objects, []), objectsDir: objects };
   } catch {
     return null; // a layout the reader does not take: git reads it
   }
