@@ -151,7 +151,7 @@ type IndexEntry = ([u8; 20], u64, u32);
  * Each collected object's place in the first pack that holds it (loose ones are found through the
  * alternate), with the bases of deltas naming their base by id, which git looks up in the same pack.
  */
-fn place(odb: &Odb, reader: &mut TreeReader, objects: &HashSet<[u8; 20]>) -> Result<Vec<Vec<IndexEntry>>, String> {
+fn place(odb: &Odb, objects: &HashSet<[u8; 20]>) -> Result<Vec<Vec<IndexEntry>>, String> {
     let mut by_pack: Vec<Vec<IndexEntry>> = vec![Vec::new(); odb.packs().len()];
     let mut placed: HashSet<(usize, usize)> = HashSet::new();
     let mut todo: Vec<(usize, usize, [u8; 20])> = Vec::new();
@@ -167,7 +167,7 @@ fn place(odb: &Odb, reader: &mut TreeReader, objects: &HashSet<[u8; 20]>) -> Res
         let pack = &odb.packs()[p];
         let offset = pack.offset_of(k)?;
         by_pack[p].push((id, offset, pack.crc_of(k)?));
-        if let Ok(Some(base)) = odb.ref_delta_base(p, offset, &mut reader.scratch) {
+        if let Ok(Some(base)) = odb.ref_delta_base(p, offset) {
             if let Some(b) = pack.position(&base)? {
                 todo.push((p, b, base));
             }
@@ -219,21 +219,55 @@ fn write_index(path: &Path, entries: &[IndexEntry], count: usize, pack_checksum:
     Ok(())
 }
 
+/**
+ * At most this many threads walk the commits, each a contiguous part (neighbours share trees and
+ * delta bases): the diff pass waits for the indexes, and the scan's other work is done by then. On a
+ * million synthetic commits (fast-import's pack: long delta chains, every tree a walk down one) the
+ * 15,216 commits of the diff pass were indexed in 5.2 s on one thread, 4.2 s on two; on rails (517
+ * commits) in 0.4 s, on git/git (37) in 0.08 s.
+ */
+const MOST_WALKERS: usize = 4;
+
+/** The objects the diffs of `ids` read, found by walking them on up to MOST_WALKERS threads. */
+fn collect(odb: &Odb, cache: &TreeCache, ids: &[u8]) -> Result<HashSet<[u8; 20]>, String> {
+    let commits: Vec<&[u8]> = ids.chunks_exact(20).collect();
+    let walkers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MOST_WALKERS);
+    let per_walker = commits.len().div_ceil(walkers).max(1);
+    std::thread::scope(|scope| {
+        let walks: Vec<_> = commits
+            .chunks(per_walker)
+            .map(|part| {
+                scope.spawn(move || -> Result<HashSet<[u8; 20]>, String> {
+                    let mut collector =
+                        Collector { reader: TreeReader::new(odb, cache)?, objects: HashSet::new(), walked_whole: HashSet::new() };
+                    for chunk in part {
+                        let id: &[u8; 20] = (*chunk).try_into().unwrap();
+                        // A fault in one commit's walk leaves its objects to the alternate, not the scan failed.
+                        if catch_unwind(AssertUnwindSafe(|| collector.commit(id))).is_err() {
+                            collector.reader.restart();
+                        }
+                    }
+                    Ok(collector.objects)
+                })
+            })
+            .collect();
+        let mut all: HashSet<[u8; 20]> = HashSet::new();
+        for walk in walks {
+            let found = walk.join().map_err(|_| "writeDiffIndex: a walk failed".to_string())??;
+            if all.is_empty() {
+                all = found;
+            } else {
+                all.extend(found);
+            }
+        }
+        Ok(all)
+    })
+}
+
 /** Collects, places and writes; the three counts of the answer. */
 fn write_all(odb: &Odb, cache: &TreeCache, ids: &[u8], directory: &Path) -> Result<[u32; 3], String> {
-    let mut collector = Collector { reader: TreeReader::new(odb, cache)?, objects: HashSet::new(), walked_whole: HashSet::new() };
-    for chunk in ids.chunks_exact(20) {
-        let id: &[u8; 20] = chunk.try_into().unwrap();
-        // A fault in one commit's walk leaves its objects to the alternate, not the scan failed.
-        if catch_unwind(AssertUnwindSafe(|| collector.commit(id))).is_err() {
-            collector.reader.restart();
-        }
-    }
-    let Collector { mut reader, objects, walked_whole } = collector;
-    drop(walked_whole);
-    let by_pack = place(odb, &mut reader, &objects);
-    reader.finish();
-    let mut by_pack = by_pack?;
+    let objects = collect(odb, cache, ids)?;
+    let mut by_pack = place(odb, &objects)?;
     let (mut indexed, mut written) = (0u32, 0u32);
     let mut names: HashSet<PathBuf> = HashSet::new();
     for (p, entries) in by_pack.iter_mut().enumerate() {

@@ -154,9 +154,19 @@ impl Odb {
         Ok(None)
     }
 
-    /** The base of the entry at `at` in pack `p` when it is a delta naming its base by id (REF_DELTA). */
-    pub fn ref_delta_base(&self, p: usize, at: u64, scratch: &mut Scratch) -> Result<Option<[u8; 20]>, String> {
-        let entry = read_entry_header(&self.packs[p], p, at, scratch)?;
+    /**
+     * The base of the entry at `at` in pack `p` when it is a delta naming its base by id (REF_DELTA):
+     * its header alone is read (a scan's first read of an entry takes much of its data too).
+     */
+    pub fn ref_delta_base(&self, p: usize, at: u64) -> Result<Option<[u8; 20]>, String> {
+        let pack = &self.packs[p];
+        if at < 12 || at >= pack.data_size {
+            return Err("entry outside the pack".into());
+        }
+        let mut head = [0u8; HEADER_MAX];
+        let n = (pack.data_size - at).min(HEADER_MAX as u64) as usize;
+        pack.data.read_exact_at(&mut head[..n], at).map_err(|e| format!("read failed: {e}"))?;
+        let entry = parse_entry_header(&head[..n], at)?;
         Ok((entry.kind == REF_DELTA).then_some(entry.base_id))
     }
 
@@ -406,13 +416,20 @@ impl Scratch {
     }
 }
 
+/** The most bytes an entry's header takes: a size of up to 64 bits, then a base's id or offset. */
+const HEADER_MAX: usize = 32;
+
 /** A pack entry's header: type and size, then for a delta where its base is. */
 fn read_entry_header(pack: &Pack, pack_number: usize, at: u64, scratch: &mut Scratch) -> Result<EntryHeader, String> {
     if at < 12 {
         return Err("entry outside the pack".into());
     }
     scratch.fill(pack, pack_number, at, FIRST_READ)?;
-    let head = &scratch.input[..scratch.input_len.min(32)];
+    parse_entry_header(&scratch.input[..scratch.input_len.min(HEADER_MAX)], at)
+}
+
+/** The header of the entry at `at`, from `head`, the pack's bytes from there on. */
+fn parse_entry_header(head: &[u8], at: u64) -> Result<EntryHeader, String> {
     let mut i = 0;
     let mut byte = *head.get(i).ok_or("entry header cut off")?;
     i += 1;
