@@ -424,8 +424,15 @@ fn read_entry_header(pack: &Pack, pack_number: usize, at: u64, scratch: &mut Scr
     if at < 12 {
         return Err("entry outside the pack".into());
     }
-    scratch.fill(pack, pack_number, at, FIRST_READ)?;
-    parse_entry_header(&scratch.input[..scratch.input_len.min(HEADER_MAX)], at)
+    // The last read often holds this entry too (a delta's base just before it, the next version
+    // of a file just after the last): its bytes are used where they reach past the header.
+    let window_end = scratch.input_at + scratch.input_len as u64;
+    let held = scratch.input_pack == pack_number && at >= scratch.input_at && at + HEADER_MAX as u64 <= window_end;
+    if !held {
+        scratch.fill(pack, pack_number, at, FIRST_READ)?;
+    }
+    let from = (at - scratch.input_at) as usize;
+    parse_entry_header(&scratch.input[from..(from + HEADER_MAX).min(scratch.input_len)], at)
 }
 
 /** The header of the entry at `at`, from `head`, the pack's bytes from there on. */
