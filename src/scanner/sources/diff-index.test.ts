@@ -232,6 +232,25 @@ describe.skipIf(skip)('the scan diffs through the indexes', () => {
     });
   });
 
+  it('and where no temporary directory can be made', async () => {
+    const gitDir = packed(histories['every shape of change'](), 'offsets');
+    const [commit] = git(gitDir, 'rev-list', '-1', 'HEAD').trim().split('\n');
+    const runner = { binary: 'git', repo: gitDir };
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(tempDir('svc-no-tmp-'), 'not-there');
+    try {
+      const answer = await withDiffIndex(runner, [commit!], async (given, index) => {
+        expect(index).toBeNull();
+        expect(given).toBe(runner);
+        return 'diffed';
+      });
+      expect(answer).toBe('diffed');
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
   it('finds what blob-first finds on a packed history, through the indexes', async () => {
     const source = withRenames();
     const gitDir = packed(join(source.dir, '.git'), 'ids');

@@ -41,19 +41,20 @@ export async function withDiffIndex<T>(
     if (opened !== null) opened.reader.close(opened.db);
     return diffPass(git, null);
   }
-  const objects = await mkdtemp(join(tmpdir(), 'svc-diff-objects-'));
+  let objects: string | undefined;
+  let index: DiffIndex | null = null;
   try {
-    let index: DiffIndex | null;
-    try {
-      index = await writeIndexes(git, opened, ids, objects);
-    } catch {
-      index = null; // a temporary directory that cannot be written: git reads the repository's own
-    } finally {
-      opened.reader.close(opened.db);
-    }
+    objects = await mkdtemp(join(tmpdir(), 'svc-diff-objects-'));
+    index = await writeIndexes(git, opened, ids, objects);
+  } catch {
+    index = null; // no temporary directory to write in: git reads the repository's own indexes
+  } finally {
+    opened.reader.close(opened.db);
+  }
+  try {
     return await diffPass(index?.git ?? git, index);
   } finally {
-    await rm(objects, { recursive: true, force: true });
+    if (objects !== undefined) await rm(objects, { recursive: true, force: true });
   }
 }
 
