@@ -52,10 +52,6 @@ impl<'a> TreeReader<'a> {
         }
     }
 
-    pub fn odb(&self) -> &'a Odb {
-        self.odb
-    }
-
     /** Reads object `id` into `buffer`, which must be of type `kind`; its size. */
     fn read(&mut self, id: &[u8; 20], kind: u8) -> Result<usize, Unreadable> {
         loop {
