@@ -1,20 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { TestRepo } from './git-repo.js';
+import { PLAIN_GIT_ENV, TestRepo } from './git-repo.js';
 
 /**
  * A history with every shape of change a tree diff meets (native-listing.test.ts, diff-index.test.ts):
  * root commits, changes at every depth, files becoming directories and symlinks, mode changes,
  * gitlinks, names git orders apart, and merges of every shape.
  */
-
-const GIT_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_NO_REPLACE_OBJECTS: '1',
-};
 
 /** Commits in the index as they are (a gitlink staged by hand would be unstaged by `add -A`). */
 function commitIndex(repo: TestRepo, message: string): string {
@@ -237,8 +230,41 @@ export function buildChangeShapes(): ChangeShapes {
 export function writeLiterally(repo: TestRepo, type: string, content: Buffer): string {
   return execFileSync('git', ['-C', repo.dir, 'hash-object', '--literally', '-t', type, '-w', '--stdin'], {
     input: content,
-    env: GIT_ENV,
+    env: PLAIN_GIT_ENV,
   })
     .toString('latin1')
     .trim();
+}
+
+/** How a copy's objects are packed: deltas by offset (git's default), by id, or in two packs. */
+export type Packing = 'offsets' | 'ids' | 'two packs';
+
+/**
+ * A bare copy of the git directory `source` at `gitDir` (which must not exist), its objects packed
+ * as `packing` says, loose copies pruned: the same commits.
+ */
+export function packedCopy(source: string, gitDir: string, packing: Packing = 'offsets'): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['--git-dir', gitDir, ...args], { env: PLAIN_GIT_ENV, encoding: 'latin1' });
+  cpSync(source, gitDir, { recursive: true });
+  if (packing === 'two packs') {
+    // The older half of the history in one pack, the rest in another.
+    const commits = git('rev-list', '--all').trim().split('\n');
+    const middle = commits[Math.floor(commits.length / 2)]!;
+    execFileSync(
+      'git',
+      ['--git-dir', gitDir, 'pack-objects', '-q', '--revs', join(gitDir, 'objects/pack/pack')],
+      {
+        env: PLAIN_GIT_ENV,
+        input: `${middle}\n`,
+      },
+    );
+    git('repack', '-dq');
+  } else {
+    // By id (REF_DELTA), as packs fetched thin and completed are.
+    const offsets = packing === 'offsets' ? 'true' : 'false';
+    git('-c', `repack.useDeltaBaseOffset=${offsets}`, 'repack', '-adfq', '--depth=50', '--window=50');
+  }
+  git('prune-packed');
+  return gitDir;
 }

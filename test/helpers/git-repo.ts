@@ -3,6 +3,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+/** git with no system or user configuration and no replace refs, as the scanner runs it (git.ts). */
+export const PLAIN_GIT_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_NO_REPLACE_OBJECTS: '1',
+};
+
 /**
  * Builds real git repositories in temp folders for tests. Author, committer and dates are fixed and
  * advance one minute per commit, so commit ids (and so fingerprints) are the same on every run.

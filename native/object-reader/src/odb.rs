@@ -171,10 +171,8 @@ impl Odb {
     }
 
     fn locate(&self, id: &[u8; 20]) -> Result<Option<Location>, String> {
-        for (p, pack) in self.packs.iter().enumerate() {
-            if let Some(offset) = pack.find(id)? {
-                return Ok(Some(Location::Packed(p, offset)));
-            }
+        if let Some((p, k)) = self.packed_place(id)? {
+            return Ok(Some(Location::Packed(p, self.packs[p].offset_of(k)?)));
         }
         let name = hex(id);
         for dir in &self.object_dirs {

@@ -94,14 +94,6 @@ impl Pack {
         self.count
     }
 
-    /** Where `id` starts in the pack, if the pack holds it. */
-    pub fn find(&self, id: &[u8; 20]) -> Result<Option<u64>, String> {
-        match self.position(id)? {
-            None => Ok(None),
-            Some(k) => self.offset_of(k).map(Some),
-        }
-    }
-
     /** Where `id` is in the index (its place among the sorted ids), if the pack holds it. */
     pub fn position(&self, id: &[u8; 20]) -> Result<Option<usize>, String> {
         if self.count == 0 {

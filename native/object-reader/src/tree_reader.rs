@@ -19,7 +19,7 @@ pub struct Unreadable;
 pub struct TreeReader<'a> {
     odb: &'a Odb,
     cache: &'a TreeCache,
-    pub scratch: Scratch,
+    scratch: Scratch,
     /** Objects are read into this (grown as needed), then parsed out of it. */
     buffer: Vec<u8>,
     empty: Tree,

@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
-  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -13,9 +12,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildChangeShapes } from '../../../test/helpers/change-shapes.js';
+import { buildChangeShapes, type Packing, packedCopy } from '../../../test/helpers/change-shapes.js';
 import { buildEdgeHistory } from '../../../test/helpers/edge-history.js';
-import { TestRepo } from '../../../test/helpers/git-repo.js';
+import { PLAIN_GIT_ENV, TestRepo } from '../../../test/helpers/git-repo.js';
 import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
 import { renderReport } from '../report/index.js';
 import { scanRepository } from '../scan.js';
@@ -27,13 +26,6 @@ import { LOG_ARGS } from './history.js';
 // other way to find an object (no alternate), and prints what it prints from the repository's own.
 
 const { skip, reader } = objectReaderForTests('diff-index.test.ts');
-
-const GIT_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_NO_REPLACE_OBJECTS: '1',
-};
 
 const cleanups: (() => void)[] = [];
 afterAll(() => {
@@ -48,37 +40,14 @@ function tempDir(prefix: string): string {
 
 const git = (gitDir: string, ...args: string[]) =>
   execFileSync('git', ['--git-dir', gitDir, ...args], {
-    env: GIT_ENV,
+    env: PLAIN_GIT_ENV,
     encoding: 'latin1',
     maxBuffer: 1 << 30,
   });
 
-/** The histories, each a bare copy packed as `pack` says, loose copies pruned. */
-type Packing = 'offsets' | 'ids' | 'two packs';
-function packed(source: string, packing: Packing): string {
-  const gitDir = join(tempDir('svc-diff-index-'), 'repo.git');
-  cpSync(source, gitDir, { recursive: true });
-  if (packing === 'two packs') {
-    // The older half of the history in one pack, the rest in another.
-    const commits = git(gitDir, 'rev-list', '--all').trim().split('\n');
-    const middle = commits[Math.floor(commits.length / 2)]!;
-    execFileSync(
-      'git',
-      ['--git-dir', gitDir, 'pack-objects', '-q', '--revs', join(gitDir, 'objects/pack/pack')],
-      {
-        env: GIT_ENV,
-        input: `${middle}\n`,
-      },
-    );
-    git(gitDir, 'repack', '-dq');
-  } else {
-    // Deltas naming their base by id (REF_DELTA), as packs fetched thin and completed are.
-    const offsets = packing === 'offsets' ? 'true' : 'false';
-    git(gitDir, '-c', `repack.useDeltaBaseOffset=${offsets}`, 'repack', '-adfq', '--depth=50', '--window=50');
-  }
-  git(gitDir, 'prune-packed');
-  return gitDir;
-}
+/** A bare copy of `source` packed as `packing` says (change-shapes.ts). */
+const packed = (source: string, packing: Packing) =>
+  packedCopy(source, join(tempDir('svc-diff-index-'), 'repo.git'), packing);
 
 /** The edge history (and its planted secrets) with renames git pairs by content. */
 const planted: string[] = [];
@@ -110,7 +79,7 @@ function diffPass(gitDir: string, commits: string[], objects?: string) {
     'git',
     ['--git-dir', gitDir, '-c', 'core.multiPackIndex=false', ...LOG_ARGS, '--stdin'],
     {
-      env: objects === undefined ? GIT_ENV : { ...GIT_ENV, GIT_OBJECT_DIRECTORY: objects },
+      env: objects === undefined ? PLAIN_GIT_ENV : { ...PLAIN_GIT_ENV, GIT_OBJECT_DIRECTORY: objects },
       input: commits.map((c) => `${c}\n`).join(''),
       maxBuffer: 1 << 30,
     },

@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildChangeShapes, type ChangeShapes, writeLiterally } from '../../../test/helpers/change-shapes.js';
-import { TestRepo } from '../../../test/helpers/git-repo.js';
+import {
+  buildChangeShapes,
+  type ChangeShapes,
+  packedCopy,
+  writeLiterally,
+} from '../../../test/helpers/change-shapes.js';
+import { PLAIN_GIT_ENV, TestRepo } from '../../../test/helpers/git-repo.js';
 import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
 import type { ObjectDatabase } from './native-module.js';
 import { MODE_ARGS, RAW_ARGS } from './tree-changes.js';
@@ -128,18 +133,12 @@ async function nativeListing(
 
 /** The scanner's command (tree-changes.ts, mode combined). */
 const GIT_LOG = [...RAW_ARGS, ...MODE_ARGS.combined];
-const GIT_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_NO_REPLACE_OBJECTS: '1',
-};
 
 /** git's listing of `shas` (which it must list whole), parsed from its -z output. */
 function gitListing(gitDir: string, shas: string[]): Listing[] {
   const out = execFileSync('git', ['--git-dir', gitDir, ...GIT_LOG], {
     input: shas.map((s) => `${s}\n`).join(''),
-    env: GIT_ENV,
+    env: PLAIN_GIT_ENV,
     maxBuffer: 1 << 30,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -234,7 +233,10 @@ const ZERO = '0'.repeat(40);
 
 /** Every commit of the repository, newest first (as the scanner lists them). */
 function allCommits(gitDir: string): string[] {
-  return execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--all'], { env: GIT_ENV, encoding: 'latin1' })
+  return execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--all'], {
+    env: PLAIN_GIT_ENV,
+    encoding: 'latin1',
+  })
     .split('\n')
     .filter((s) => s !== '');
 }
@@ -250,13 +252,7 @@ const history = once((): ChangeShapes => {
 const packedHistory = once((): string => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-listing-packed-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const gitDir = join(dir, 'repo.git');
-  cpSync(gitDirOf(history().repo), gitDir, { recursive: true });
-  execFileSync('git', ['--git-dir', gitDir, 'repack', '-adfq', '--depth=50', '--window=50'], {
-    env: GIT_ENV,
-  });
-  execFileSync('git', ['--git-dir', gitDir, 'prune-packed'], { env: GIT_ENV });
-  return gitDir;
+  return packedCopy(gitDirOf(history().repo), join(dir, 'repo.git'));
 });
 
 /** A raw tree entry. */
