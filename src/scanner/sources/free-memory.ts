@@ -49,11 +49,22 @@ function collector(): () => void {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
-    // Called without arguments: a full, synchronous collection (Node 20's V8 took an options
-    // object for a major one and collected nothing).
-    if (typeof gc === 'function') return () => gc();
+    if (typeof gc === 'function') return collectionFor(gc as (options?: object) => void, process.versions.v8);
   } catch {
     // not offered
   }
   return () => {};
+}
+
+/**
+ * V8 13 (Node 24: the single executable) keeps the pages a collection frees in a pool for its next
+ * allocations, resident: after a plain full collection its heap's pages held 57 MB on rails where the
+ * heap held 23 MB. Only its memory-reducing collection (the one V8 runs when told memory is low: the
+ * `last-resort` flavor) gives them back. V8 11 (Node 20) gives them back after a plain one and, given
+ * an options object, collected nothing: it is called without arguments.
+ */
+export function collectionFor(gc: (options?: object) => void, v8Version: string): () => void {
+  const major = Number.parseInt(v8Version, 10);
+  if (major >= 13) return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  return () => gc();
 }
