@@ -57,6 +57,11 @@ export interface ScanOptions {
    * (the service's dashboard scans); the CLI runs to the end.
    */
   signal?: AbortSignal;
+  /**
+   * Object ids the blob table holds in memory before the rest go to a temporary file (ids and
+   * numbers only); default 524,288. Tests and benchmarks make it small to exercise the file.
+   */
+  blobIdsInMemory?: number;
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
@@ -117,6 +122,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
       prefilter: PREFILTER,
       parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
       wholeHistory: options.commits === undefined && gate.length === commits.length,
+      blobIdsInMemory: options.blobIdsInMemory,
     };
     const unreadable = (
       await Promise.all([

@@ -96,6 +96,27 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     }
   });
 
+  it('with its blob ids in a file past a few in memory, whole and damaged', async () => {
+    // Blobs come back (reverts, merges, renames) after their ids went to the file; the damaged
+    // clone's merges are listed again and their ids looked up after the reading.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
+    try {
+      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, dir]);
+      const id = (rev: string) =>
+        execFileSync('git', ['-C', dir, 'rev-parse', rev], { encoding: 'utf8' }).trim();
+      deleteObjects(dir, [id('main~14:src/long.js'), id('side:side/feature.js')]);
+      for (const path of [repo.dir, dir]) {
+        const diff = report(await scanRepository({ path, method: 'diff' }));
+        for (const blobIdsInMemory of [1, 2, 7, 50]) {
+          const spilling = await scanRepository({ path, method: 'blob-first', blobIdsInMemory });
+          expect(report(spilling)).toBe(diff);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads each commit that names a missing object with a git of its own, not in a run of many', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {

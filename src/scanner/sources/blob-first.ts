@@ -109,7 +109,7 @@ async function gateCommits(
   commits: CommitList,
   onCommitDone: () => void,
 ): Promise<DiffWork> {
-  const blobs = new BlobTable();
+  const blobs = new BlobTable(options.blobIdsInMemory);
   try {
     return await readThroughGate(options, commits, onCommitDone, blobs);
   } finally {

@@ -80,6 +80,8 @@ export interface HistoryScanOptions {
    * then every blob any tree holds was brought in by one of them (blob-first.ts relies on it).
    */
   wholeHistory?: boolean;
+  /** Object ids the blob-first reading's table holds in memory (ScanOptions.blobIdsInMemory). */
+  blobIdsInMemory?: number;
 }
 
 /**
