@@ -29,6 +29,7 @@ export {
   type TextScanResult,
 } from './scan-text.js';
 export { secretOf } from './secrets.js';
+export { keepAllocatorCompact } from './sources/free-memory.js';
 export { type CommitRange, rangeRevisions } from './sources/history.js';
 export { isFailing, summarize } from './summary.js';
 export * from './types.js';

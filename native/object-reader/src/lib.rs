@@ -45,6 +45,8 @@ pub(crate) const LEFT_TO_GIT: u8 = 2;
 extern "C" {
     /** glibc's: frees the unused memory of every arena (the main heap's holes too). */
     fn malloc_trim(pad: usize) -> i32;
+    /** glibc's: sets one of the allocator's parameters (M_MMAP_THRESHOLD, M_ARENA_MAX). */
+    fn mallopt(param: i32, value: i32) -> i32;
 
 
 }
@@ -153,6 +155,30 @@ extern "C" fn release_free_memory(env: napi_env, _info: napi_callback_info) -> n
     undefined(env)
 }
 
+/** glibc's mallopt parameters (malloc.h). */
+const M_MMAP_THRESHOLD: i32 = -3;
+const M_ARENA_MAX: i32 = -8;
+/** Allocations from this size up are mapped on their own and unmapped when freed. */
+const MMAP_THRESHOLD: i32 = 256 << 10;
+
+/**
+ * Sets the allocator up for a scan's process (the CLI's; the service keeps glibc's defaults): one
+ * arena for the threads that start using it from now on, and a fixed threshold above which an
+ * allocation is mapped on its own. By default glibc gives each thread an arena of its own (the
+ * reader's four threads, four arenas, each keeping the holes of its rebuilt objects and evicted
+ * cache entries) and raises its threshold to the largest block freed so far (up to 32 MB), so that
+ * large objects' buffers come from the arenas too and leave holes there. On rails the scan's process
+ * peaked at 225 MB with the defaults and 204 MB with this, in the same time; a million synthetic
+ * commits, 246-254 MB and 231 MB.
+ */
+extern "C" fn keep_allocator_compact(env: napi_env, _info: napi_callback_info) -> napi_value {
+    unsafe {
+        mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+        mallopt(M_ARENA_MAX, 1);
+    }
+    undefined(env)
+}
+
 extern "C" fn read(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, max, out, done] = args::<5>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "read: not a database") };
@@ -246,6 +272,7 @@ pub extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) ->
     export(env, exports, c"writeDiffIndex", diff_index::write_diff_index);
     export(env, exports, c"close", close);
     export(env, exports, c"releaseFreeMemory", release_free_memory);
+    export(env, exports, c"keepAllocatorCompact", keep_allocator_compact);
     exports
 }
 

@@ -28,6 +28,14 @@ export async function releaseUnusedMemory(): Promise<void> {
 }
 
 /**
+ * Sets the allocator up for a process that runs a scan and little else (the CLI's): see the native
+ * reader's keepAllocatorCompact. Without the native reader, nothing to do.
+ */
+export function keepAllocatorCompact(): void {
+  loadObjectReader()?.keepAllocatorCompact();
+}
+
+/**
  * Collects the heap's garbage when there is more than GARBAGE_ALLOWANCE of it (or may be): called
  * now and then through a long phase, it keeps the heap near what the phase really holds.
  */

@@ -84,6 +84,11 @@ export interface ObjectReaderModule {
    * not only the reader's), after a phase of the scan has let go of what it held.
    */
   releaseFreeMemory(): void;
+  /**
+   * Sets glibc's allocator up for a scan's process (one arena, large blocks mapped on their own):
+   * for the whole process, from now on. The CLI calls it; the service keeps glibc's defaults.
+   */
+  keepAllocatorCompact(): void;
 }
 
 /** The addon's file name: in dist/native/, and the single executable's asset key. */
@@ -163,10 +168,11 @@ function open(file: string): ObjectReaderModule {
       exports.writeDiffIndex,
       exports.close,
       exports.releaseFreeMemory,
+      exports.keepAllocatorCompact,
     ].every((f) => typeof f === 'function')
   ) {
     throw new Error(
-      `${file} does not export open, read, listChanges, writeDiffIndex, close and releaseFreeMemory`,
+      `${file} does not export open, read, listChanges, writeDiffIndex, close, releaseFreeMemory and keepAllocatorCompact`,
     );
   }
   return exports as ObjectReaderModule;
