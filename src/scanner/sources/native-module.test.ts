@@ -43,6 +43,51 @@ describe.skipIf(skipLoad)('the native object reader in this checkout', () => {
   });
 });
 
+describe.skipIf(skipLoad)('keepAllocatorCompact', () => {
+  /**
+   * In a fresh process: a 3 MB buffer, freed, then another. glibc maps the first on its own; once it
+   * is freed glibc by default raises its threshold to 3 MB and serves the second from an arena, where
+   * a freed one leaves a hole. Set up for a scan, the second is mapped on its own too (and unmapped
+   * when freed). Counts the process's anonymous mappings of that size.
+   */
+  const secondMapped = (compact: boolean) => {
+    const script = `
+      const { readFileSync } = require('node:fs');
+      const holder = { exports: {} };
+      process.dlopen(holder, process.env.ADDON);
+      if (process.env.COMPACT === '1') holder.exports.keepAllocatorCompact();
+      const size = 3 << 20;
+      const mapped = () => readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((line) => {
+        const m = /^([0-9a-f]+)-([0-9a-f]+) rw-p 00000000 00:00 0\\s*$/.exec(line);
+        return m !== null && parseInt(m[2], 16) - parseInt(m[1], 16) === size + 4096;
+      }).length;
+      let first = Buffer.allocUnsafeSlow(size);
+      const withFirst = mapped();
+      first = null;
+      gc();
+      const second = Buffer.allocUnsafeSlow(size);
+      console.log(JSON.stringify({ withFirst, withSecond: mapped(), size: second.length }));
+    `;
+    const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        ADDON: join(ROOT, 'dist', 'native', OBJECT_READER_FILE),
+        COMPACT: compact ? '1' : '0',
+      },
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const counts = JSON.parse(run.stdout) as { withFirst: number; withSecond: number };
+    expect(counts.withFirst).toBe(1);
+    return counts.withSecond === 1;
+  };
+
+  it('maps large blocks on their own after larger ones were freed, where glibc would not', () => {
+    expect(secondMapped(false)).toBe(false);
+    expect(secondMapped(true)).toBe(true);
+  });
+});
+
 /** A fresh process importing `module` (this module or a copy), printing what loading gave. */
 function loadInChild(module: string, env: NodeJS.ProcessEnv = {}) {
   const script = `
