@@ -29,9 +29,9 @@ interface Run {
  * content), sorted, as a run of their own: memory keeps each run's first id of every 128 and a Bloom
  * filter (1.4 bytes an id, against 28-40), and memory's table starts again empty. An id not in memory
  * is looked for in each run whose filter may hold it, by one read of 128 records. So the table holds
- * at most `memoryLimit` ids whatever the history's length; below it (every real history measured:
- * rails has 292,555 blobs) nothing is written. The ids the scan looks up most, a path's version it
- * replaces, were mostly interned a few commits before.
+ * at most `memoryLimit` ids whatever the history's length; below it nothing is written. The ids the
+ * scan looks up most, the version of a path a commit replaces, were mostly interned a few commits
+ * before: on rails, with 16,384 ids in memory (18 runs), the scan took the time it takes with all.
  *
  * An id is kept whole (SHA-1's 20 bytes, SHA-256's 32), never a prefix: blobs whose ids share a
  * prefix can be made on purpose, and one taken for another would be gated as the other.

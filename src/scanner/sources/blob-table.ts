@@ -4,7 +4,10 @@ import type { PathOrderedRequests } from './request-order.js';
 import type { TreeChange } from './tree-changes.js';
 import { grown } from './typed-arrays.js';
 
-/** Blob ids held in memory (BlobIds): more than any real history measured has (rails: 292,555). */
+/**
+ * Blob ids held in memory (BlobIds), the rest in a file: rails (292,555 blobs) and git/git (262,343)
+ * put theirs there twice, in the same time; with 16,384 their reports were the same, byte for byte.
+ */
 const IDS_IN_MEMORY = 1 << 17;
 
 export enum BlobState {
@@ -67,7 +70,7 @@ export class BlobTable {
 
   /**
    * `idsInMemory`: ids held in memory before the rest go to a file (BlobIds). A million blobs held
-   * 40 MB of ids and table in memory; at this many, 16 MB whatever the history's length.
+   * 40 MB of ids and their table in memory; at 131,072, 4 MB whatever the history's length.
    */
   constructor(idsInMemory = IDS_IN_MEMORY) {
     this.ids = new BlobIds(idsInMemory);

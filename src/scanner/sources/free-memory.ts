@@ -68,8 +68,9 @@ function collector(): () => void {
  * V8 13 (Node 24: the single executable) keeps the pages a collection frees in a pool for its next
  * allocations, resident: after a plain full collection its heap's pages held 57 MB on rails where the
  * heap held 23 MB. Only its memory-reducing collection (the one V8 runs when told memory is low: the
- * `last-resort` flavor) gives them back. V8 11 (Node 20) gives them back after a plain one and, given
- * an options object, collected nothing: it is called without arguments.
+ * `last-resort` flavor) gives them back: two full collections, 40-55 ms on rails against 10-25 ms for
+ * one, four times a scan. V8 11 (Node 20) gives them back after a plain one and, given an options
+ * object, collected nothing: it is called without arguments.
  */
 export function collectionFor(gc: (options?: object) => void, v8Version: string): () => void {
   const major = Number.parseInt(v8Version, 10);
