@@ -59,7 +59,7 @@ export interface ScanOptions {
   signal?: AbortSignal;
   /**
    * Object ids the blob table holds in memory before the rest go to a temporary file (ids and
-   * numbers only); default 524,288. Tests and benchmarks make it small to exercise the file.
+   * numbers only); default 131,072. Tests make it small to exercise the file.
    */
   blobIdsInMemory?: number;
 }
