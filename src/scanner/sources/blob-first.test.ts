@@ -61,6 +61,27 @@ function mergeTopic(history: TestRepo, i: number): void {
   history.git('merge', '-q', '--no-ff', '--no-edit', `topic${i}`);
 }
 
+/**
+ * A mirror clone of `source` with the objects `revs` name deleted, given to `use`, then removed.
+ */
+async function withDamagedMirror(
+  source: TestRepo,
+  revs: string[],
+  use: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
+  try {
+    execFileSync('git', ['clone', '-q', '--no-local', '--mirror', source.dir, dir]);
+    deleteObjects(
+      dir,
+      revs.map((rev) => source.git('rev-parse', rev)),
+    );
+    await use(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 let repo: TestRepo;
 let secrets: string[];
 beforeAll(() => {
@@ -79,32 +100,22 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     expect(diff.findings.some((f) => merges.has(f.commit ?? ''))).toBe(true);
   });
 
+  // A version of a long file (later versions are diffed against it), a blob a merge brings in from
+  // its branch, and a whole tree.
+  const damage = ['main~14:src/long.js', 'side:side/feature.js', 'main~8^{tree}'];
+
   it('on a clone with missing blobs and a missing tree', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
-    try {
-      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, dir]);
-      const id = (rev: string) =>
-        execFileSync('git', ['-C', dir, 'rev-parse', rev], { encoding: 'utf8' }).trim();
-      // A version of a long file (later versions are diffed against it), a blob a merge brings in
-      // from its branch, and a whole tree.
-      deleteObjects(dir, [id('main~14:src/long.js'), id('side:side/feature.js'), id('main~8^{tree}')]);
+    await withDamagedMirror(repo, damage, async (dir) => {
       const { blobFirst, diff } = await bothWays(dir);
       expect(diff.unreadableCommits.length).toBeGreaterThanOrEqual(3);
       expect(report(blobFirst)).toBe(report(diff));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('with its blob ids in a file past a few in memory, whole and damaged', async () => {
     // Blobs come back (reverts, merges, renames) after their ids went to the file; the damaged
     // clone's merges are listed again and their ids looked up after the reading.
-    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
-    try {
-      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, dir]);
-      const id = (rev: string) =>
-        execFileSync('git', ['-C', dir, 'rev-parse', rev], { encoding: 'utf8' }).trim();
-      deleteObjects(dir, [id('main~14:src/long.js'), id('side:side/feature.js')]);
+    await withDamagedMirror(repo, damage.slice(0, 2), async (dir) => {
       for (const path of [repo.dir, dir]) {
         const diff = report(await scanRepository({ path, method: 'diff' }));
         for (const blobIdsInMemory of [1, 2, 7, 50]) {
@@ -112,18 +123,11 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
           expect(report(spilling)).toBe(diff);
         }
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('reads each commit that names a missing object with a git of its own, not in a run of many', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
-    try {
-      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', repo.dir, dir]);
-      const id = (rev: string) =>
-        execFileSync('git', ['-C', dir, 'rev-parse', rev], { encoding: 'utf8' }).trim();
-      deleteObjects(dir, [id('main~14:src/long.js'), id('side:side/feature.js'), id('main~8^{tree}')]);
+    await withDamagedMirror(repo, damage, async (dir) => {
       const git = recordingGit(dir, '-p');
       const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
       const diff = await scanRepository({ path: dir, method: 'diff' });
@@ -133,14 +137,11 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       // Each unreadable commit failed once, alone; the commits with findings went in runs of many.
       expect(failed.map(([, commits]) => commits)).toEqual(diff.unreadableCommits.map(() => 1));
       expect(runs.some(([code, commits]) => code === 0 && commits > 1)).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('lists again only the merges that descend from a commit bringing in a missing blob', async () => {
     const history = new TestRepo();
-    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {
       const topic = (i: number) => mergeTopic(history, i);
       history.commitFiles({ 'README.md': 'start\n' }, 'start');
@@ -151,25 +152,23 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       history.git('checkout', '-q', 'main');
       history.git('merge', '-q', '--no-ff', '--no-edit', 'late');
       for (let i = 30; i < 32; i++) topic(i);
-      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', history.dir, dir]);
-      deleteObjects(dir, [history.git('rev-parse', 'late~1:late/lost.txt')]);
-      const git = recordingGit(dir, '-m');
-      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
-      const diff = await scanRepository({ path: dir, method: 'diff' });
-      expect(report(blobFirst)).toBe(report(diff));
-      expect(diff.unreadableCommits.length).toBeGreaterThanOrEqual(1);
-      const listed = git.runs().reduce((sum, [, commits]) => sum + commits, 0);
-      // The merge of `late` and the two after it, not the 30 before.
-      expect(listed).toBeLessThanOrEqual(3);
+      await withDamagedMirror(history, ['late~1:late/lost.txt'], async (dir) => {
+        const git = recordingGit(dir, '-m');
+        const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
+        const diff = await scanRepository({ path: dir, method: 'diff' });
+        expect(report(blobFirst)).toBe(report(diff));
+        expect(diff.unreadableCommits.length).toBeGreaterThanOrEqual(1);
+        const listed = git.runs().reduce((sum, [, commits]) => sum + commits, 0);
+        // The merge of `late` and the two after it, not the 30 before.
+        expect(listed).toBeLessThanOrEqual(3);
+      });
     } finally {
       history.cleanup();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('in a range whose missing blobs older commits also brought in, gives the diff path report', async () => {
     const history = new TestRepo();
-    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {
       const merge = (branch: string) => history.git('merge', '-q', '--no-ff', '--no-edit', branch);
       const topic = (i: number) => mergeTopic(history, i);
@@ -191,19 +190,15 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       history.git('checkout', '-q', '-b', 'late', 'main');
       history.commitFiles({ 'late/lost.txt': 'a late version that goes missing\n'.repeat(10) }, 'late');
       history.git('checkout', '-q', 'main');
-      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', history.dir, dir]);
-      deleteObjects(dir, [
-        history.git('rev-parse', 'early:early/lost.txt'),
-        history.git('rev-parse', 'late:late/lost.txt'),
-      ]);
-      const commits = { tips: ['main', 'late'], exclude: [rangeStart] };
-      const blobFirst = await scanRepository({ path: dir, method: 'blob-first', commits });
-      const diff = await scanRepository({ path: dir, method: 'diff', commits });
-      expect(diff.unreadableCommits).toContain(history.git('rev-parse', 'late'));
-      expect(report(blobFirst)).toBe(report(diff));
+      await withDamagedMirror(history, ['early:early/lost.txt', 'late:late/lost.txt'], async (dir) => {
+        const commits = { tips: ['main', 'late'], exclude: [rangeStart] };
+        const blobFirst = await scanRepository({ path: dir, method: 'blob-first', commits });
+        const diff = await scanRepository({ path: dir, method: 'diff', commits });
+        expect(diff.unreadableCommits).toContain(history.git('rev-parse', 'late'));
+        expect(report(blobFirst)).toBe(report(diff));
+      });
     } finally {
       history.cleanup();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -215,7 +210,6 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     // was ever listed: the copy's path must be among them, though the blob was first seen elsewhere.
     // With more than 16 such paths, at their first components (blob-first.ts, limitingPaths).
     const copied = new TestRepo();
-    const dir = mkdtempSync(join(tmpdir(), 'svc-damaged-'));
     try {
       const lost = 'a version that goes missing\n'.repeat(20);
       const extra = Object.fromEntries(
@@ -244,18 +238,15 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       }
       copied.git('merge', '-q', '--no-edit', 'side');
       copied.commitFiles({ 'c.txt': `const gh = "${fakeCodehostToken(72)}";\n` }, 'after the merge');
-      execFileSync('git', ['clone', '-q', '--no-local', '--mirror', copied.dir, dir]);
-      deleteObjects(dir, [
-        copied.git('rev-parse', 'HEAD:copy/b.txt'),
-        ...Object.keys(extra).map((path) => copied.git('rev-parse', `HEAD:${path}`)),
-      ]);
-      const { blobFirst, diff } = await bothWays(dir);
-      const merge = copied.git('rev-parse', 'HEAD^');
-      expect(diff.unreadableCommits).toContain(merge);
-      expect(report(blobFirst)).toBe(report(diff));
+      const lostBlobs = ['HEAD:copy/b.txt', ...Object.keys(extra).map((path) => `HEAD:${path}`)];
+      await withDamagedMirror(copied, lostBlobs, async (dir) => {
+        const { blobFirst, diff } = await bothWays(dir);
+        const merge = copied.git('rev-parse', 'HEAD^');
+        expect(diff.unreadableCommits).toContain(merge);
+        expect(report(blobFirst)).toBe(report(diff));
+      });
     } finally {
       copied.cleanup();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 
