@@ -7,6 +7,7 @@
 //!   open(objectsDir, alternates) -> database          throws an Error saying why it cannot
 //!   read(database, ids, maxObjectSize, out, done)     done(error, used) on the main thread
 //!   listChanges(database, commitIds, out, done)      done(error, used) on the main thread
+//!   listParentChanges(database, commitIds, paths, out, done)   the same, each parent apart
 //!   writeDiffIndex(database, commitIds, directory, out, done)   diff_index.rs
 //!   close(database)
 //!   releaseFreeMemory()                               glibc's free memory back to the system
@@ -269,6 +270,7 @@ pub extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) ->
     export(env, exports, c"open", open);
     export(env, exports, c"read", read);
     export(env, exports, c"listChanges", listing::list_changes);
+    export(env, exports, c"listParentChanges", listing::list_parent_changes);
     export(env, exports, c"writeDiffIndex", diff_index::write_diff_index);
     export(env, exports, c"close", close);
     export(env, exports, c"releaseFreeMemory", release_free_memory);

@@ -15,6 +15,13 @@
 //! A record that does not fit in what is left of `out` ends the call (`used` bytes hold the records
 //! of the first commits; the caller asks again for the rest); one that does not fit even first is
 //! status 2.
+//!
+//! listParentChanges(database, commitIds, paths, out, done) lists each commit against each of its
+//! parents apart, as `git log --raw -r --no-renames -m --sparse -- <paths>` does (a damaged
+//! history's second look at its merges: blob-first.ts): the same records, but every change has one
+//! old side, its parent's, and a commit's changes are its first parent's, then its second's, and so
+//! on. `paths` (null: none) is a Buffer of paths each ended by a line feed: only changes at them or
+//! under them are listed, as git's literal pathspecs limit a listing.
 
 use crate::napi::*;
 use crate::odb::Odb;
@@ -45,6 +52,14 @@ impl From<Unreadable> for Stop {
     }
 }
 
+/** How a call lists a commit: listChanges' combined listing, or listParentChanges' one. */
+pub enum Mode {
+    /** One walk of the commit's tree and all its parents' (`-c`). */
+    Combined,
+    /** One walk for each parent (`-m`), limited to these paths when there are any. */
+    PerParent(Option<Vec<Vec<u8>>>),
+}
+
 /** One call's state: where objects come from, and where the records go. */
 struct Lister<'a> {
     reader: TreeReader<'a>,
@@ -53,6 +68,9 @@ struct Lister<'a> {
     out: &'a mut [u8],
     at: usize,
     count: u32,
+    /** Paths the listing is limited to (per-parent listings only). */
+    limit: Option<Vec<Vec<u8>>>,
+    per_parent: bool,
 }
 
 /** An entry of a tree being walked, or the end of it (which sorts after every entry). */
@@ -121,8 +139,15 @@ impl<'a> Lister<'a> {
         self.put_u32(commit.parents.len() as u32);
         self.at += 4; // the count, once known
         self.count = 0;
-        self.base.clear();
-        let walked = self.walk(Some(&commit.tree), &parents, 0);
+        let walked = if self.per_parent {
+            parents.iter().try_for_each(|parent| {
+                self.base.clear();
+                self.walk(Some(&commit.tree), std::slice::from_ref(parent), 0)
+            })
+        } else {
+            self.base.clear();
+            self.walk(Some(&commit.tree), &parents, 0)
+        };
         if let Err(stop) = walked {
             self.at = start;
             return Err(stop);
@@ -220,6 +245,11 @@ impl<'a> Lister<'a> {
                 (d.tree.name(e), 0, None, is_dir(e.mode))
             }
         };
+        if let Some(limit) = &self.limit {
+            if !interesting(&self.base, name, dir, limit) {
+                return Ok(());
+            }
+        }
         let valid = |i: usize| -> Option<(&Desc, &Entry)> {
             let tp = tp?;
             if neq[i] {
@@ -289,6 +319,30 @@ fn skip_identical(t: &mut Desc, p: &mut Desc) -> bool {
     k > 0
 }
 
+/**
+ * Whether the entry `name` under `base` is within the limit, as git's literal pathspecs see it: the
+ * entry is one of the paths or under one, or (a tree) holds one.
+ */
+fn interesting(base: &[u8], name: &[u8], dir: bool, limit: &[Vec<u8>]) -> bool {
+    let length = base.len() + name.len();
+    let path_is = |p: &[u8], upto: usize| -> bool {
+        // The entry's path equals p[..upto]: base then name.
+        upto == length && p[..base.len()] == *base && p[base.len()..upto] == *name
+    };
+    limit.iter().any(|p| {
+        if p.len() == length {
+            path_is(p, length)
+        } else if p.len() > length {
+            // A tree that holds the path.
+            dir && p[length] == b'/' && path_is(p, length)
+        } else {
+            // Under the path: the entry's path starts with it and a '/' follows it there.
+            let full = |i: usize| if i < base.len() { base[i] } else { name[i - base.len()] };
+            full(p.len()) == b'/' && (0..p.len()).all(|i| full(i) == p[i])
+        }
+    })
+}
+
 /** git's update_tp_entries: the parents at the smallest name move on. */
 #[inline]
 fn advance(tp: &mut [Desc], neq: &[bool]) {
@@ -300,13 +354,19 @@ fn advance(tp: &mut [Desc], neq: &[bool]) {
 }
 
 /** Lists as many of `ids`' commits as fit in `out`; the bytes used. */
-fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], out: &mut [u8]) -> Result<usize, String> {
+fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], mode: Mode, out: &mut [u8]) -> Result<usize, String> {
+    let (per_parent, limit) = match mode {
+        Mode::Combined => (false, None),
+        Mode::PerParent(limit) => (true, limit),
+    };
     let mut lister = Lister {
         reader: TreeReader::new(odb, cache)?,
         base: Vec::with_capacity(256),
         out,
         at: 0,
         count: 0,
+        limit,
+        per_parent,
     };
     for (number, chunk) in ids.chunks_exact(20).enumerate() {
         let id: &[u8; 20] = chunk.try_into().unwrap();
@@ -347,8 +407,50 @@ pub extern "C" fn list_changes(env: napi_env, info: napi_callback_info) -> napi_
     let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let cache = handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let job: buffer_call::Job = Box::new(move |out| match (odb, cache) {
-        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, out),
+        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, Mode::Combined, out),
         _ => Err("listChanges: the database is closed".into()),
     });
     buffer_call::queue(env, "listChanges", c"svc tree listing", out, HEADER, done, job)
+}
+
+/** listParentChanges(database, commitIds, paths, out, done): listChanges, each parent apart. */
+pub extern "C" fn list_parent_changes(env: napi_env, info: napi_callback_info) -> napi_value {
+    let [db, ids, paths, out, done] = args::<5>(env, info);
+    let Some(handle) = handle_of(env, db) else { return throw(env, "listParentChanges: not a database") };
+    let Some(ids) = buffer_call::ids_of(env, ids) else {
+        return throw(env, "listParentChanges: commitIds must be a Buffer of 20-byte ids");
+    };
+    let Some(limit) = paths_of(env, paths) else {
+        return throw(env, "listParentChanges: paths must be null or a Buffer of paths each ended by a line feed");
+    };
+    let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let cache = handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let job: buffer_call::Job = Box::new(move |out| match (odb, cache) {
+        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, Mode::PerParent(limit), out),
+        _ => Err("listParentChanges: the database is closed".into()),
+    });
+    buffer_call::queue(env, "listParentChanges", c"svc tree listing", out, HEADER, done, job)
+}
+
+/** `paths`: Some(None) for null or undefined, Some(paths) for a Buffer of LF-ended paths, else None. */
+fn paths_of(env: napi_env, value: napi_value) -> Option<Option<Vec<Vec<u8>>>> {
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
+        return None;
+    }
+    if kind == NAPI_NULL || kind == NAPI_UNDEFINED {
+        return Some(None);
+    }
+    let mut data = std::ptr::null_mut();
+    let mut length = 0;
+    if unsafe { napi_get_buffer_info(env, value, &mut data, &mut length) } != NAPI_OK {
+        return None;
+    }
+    let bytes = if length == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) } };
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        return None;
+    }
+    let paths: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect();
+    // No paths is no limit, as `git log --` with none.
+    Some(if paths.is_empty() { None } else { Some(paths) })
 }

@@ -81,5 +81,7 @@ extern "C" {
     pub fn napi_create_double(env: napi_env, value: f64, result: *mut napi_value) -> napi_status;
 }
 
+pub const NAPI_UNDEFINED: c_int = 0;
+pub const NAPI_NULL: c_int = 1;
 pub const NAPI_FUNCTION: c_int = 7;
 pub const NAPI_EXTERNAL: c_int = 8;

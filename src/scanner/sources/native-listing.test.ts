@@ -492,3 +492,191 @@ describe.skipIf(skip)('listChanges lists tree changes as git log --raw -c does',
     await expect(listInto(db, Buffer.from(repo.head(), 'hex'), Buffer.alloc(64))).rejects.toThrow(/closed/);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------
+// listParentChanges: each parent apart (`-m`), limited to paths as git's literal pathspecs
+
+/** One commit's per-parent listing: every parent's changes in turn, one old side each. */
+type ParentListing = { status: 0; parents: number; changes: Change[] } | { status: 2 };
+
+/** The addon's per-parent records of `shas` (one call: the fixtures fit), each change one old side. */
+async function nativeParentListing(objects: string, shas: string[], paths: string[] | null) {
+  const db = reader().open(objects, []);
+  try {
+    const out = Buffer.alloc(1 << 20, 0xa5);
+    const limit = paths === null ? null : Buffer.from(paths.map((p) => `${p}\n`).join(''), 'latin1');
+    const used = await new Promise<number>((resolve, reject) =>
+      reader().listParentChanges(db, Buffer.from(shas.join(''), 'hex'), limit, out, (error, n) =>
+        error ? reject(error) : resolve(n!),
+      ),
+    );
+    // The per-parent records are listChanges' with one old side: parse them as a root commit's.
+    const listings: ParentListing[] = [];
+    let at = 0;
+    while (at < used) {
+      const status = out[at++]!;
+      if (status === 2) {
+        listings.push({ status: 2 });
+        continue;
+      }
+      const parents = out.readUInt32LE(at);
+      const count = out.readUInt32LE(at + 4);
+      at += 8;
+      const changes: Change[] = [];
+      for (let k = 0; k < count; k++) {
+        const length = out.readUInt32LE(at);
+        const path = out.toString('latin1', at + 4, at + 4 + length);
+        at += 4 + length;
+        const now = { mode: octal(out.readUInt32LE(at)), id: out.toString('hex', at + 4, at + 24) };
+        const before = [
+          { mode: octal(out.readUInt32LE(at + 24)), id: out.toString('hex', at + 28, at + 48) },
+        ];
+        at += 48;
+        changes.push({ path, now, before });
+      }
+      listings.push({ status: 0, parents, changes });
+    }
+    expect(listings).toHaveLength(shas.length);
+    return listings;
+  } finally {
+    reader().close(db);
+  }
+}
+
+/** git's per-parent listing of the merges `shas` (tree-changes.ts's command), changes by merge. */
+function gitParentListing(gitDir: string, shas: string[], paths: string[] | null): Map<string, Change[]> {
+  const out = execFileSync(
+    'git',
+    ['--git-dir', gitDir, ...RAW_ARGS, ...MODE_ARGS['per-parent'], ...(paths === null ? [] : ['--sparse'])],
+    {
+      // Paths are bytes as latin1, as the scanner gives them.
+      input: Buffer.from(
+        shas.map((s) => `${s}\n`).join('') +
+          (paths === null ? '' : `--\n${paths.map((p) => `${p}\n`).join('')}`),
+        'latin1',
+      ),
+      env: PLAIN_GIT_ENV,
+      maxBuffer: 1 << 30,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  const byCommit = new Map<string, Change[]>();
+  let current: Change[] = [];
+  let meta: string | null = null;
+  for (const raw of out.toString('latin1').split('\0')) {
+    const field = raw.startsWith('\n') ? raw.slice(1) : raw;
+    if (meta !== null) {
+      const words = meta.slice(1).split(' ');
+      current.push({
+        path: field,
+        now: { mode: words[1]!, id: words[3]! },
+        before: [{ mode: words[0]!, id: words[2]! }],
+      });
+      meta = null;
+    } else if (field.startsWith('\x01')) {
+      const sha = field.slice(1).split('\x01')[0]!;
+      // A merge is printed once per parent (when that parent's diff is not empty), in order.
+      current = byCommit.get(sha) ?? [];
+      byCommit.set(sha, current);
+    } else if (field.startsWith(':')) {
+      expect(field.startsWith('::')).toBe(false);
+      meta = field;
+    } else if (field !== '') {
+      throw new Error(`git log printed ${JSON.stringify(field)}`);
+    }
+  }
+  return byCommit;
+}
+
+/** Every merge of the repository, newest first. */
+const allMerges = (gitDir: string) => allCommits(gitDir).filter((sha) => parentsOf(gitDir, sha).length > 1);
+const parentsOf = (gitDir: string, sha: string) =>
+  execFileSync('git', ['--git-dir', gitDir, 'rev-parse', `${sha}^@`], {
+    env: PLAIN_GIT_ENV,
+    encoding: 'latin1',
+  })
+    .split('\n')
+    .filter((s) => s !== '');
+
+/** Holds the addon's per-parent listing of every merge to git's, with `paths` as the limit. */
+async function expectParentListingAsGit(gitDir: string, paths: string[] | null) {
+  const merges = allMerges(gitDir);
+  const ours = await nativeParentListing(join(gitDir, 'objects'), merges, paths);
+  const theirs = gitParentListing(gitDir, merges, paths);
+  for (let k = 0; k < merges.length; k++) {
+    const sha = merges[k]!;
+    expect({ sha, ...ours[k] }).toEqual({
+      sha,
+      status: 0,
+      parents: parentsOf(gitDir, sha).length,
+      changes: theirs.get(sha) ?? [],
+    });
+  }
+  return { merges, ours };
+}
+
+describe.skipIf(skip)('listParentChanges lists each parent apart as git log --raw -m does', () => {
+  it('every merge of the history, loose and packed, with no limit', async () => {
+    const { repo, commits } = history();
+    for (const gitDir of [gitDirOf(repo), packedHistory()]) {
+      const { merges, ours } = await expectParentListingAsGit(gitDir, null);
+      expect(merges).toEqual(
+        expect.arrayContaining([commits.octopus, commits.cleanMerge, commits.resolvedAnew]),
+      );
+      // The octopus against each of its four parents: far more than its combined listing's two paths.
+      const octopus = ours[merges.indexOf(commits.octopus!)]!;
+      expect(octopus.status === 0 && octopus.changes.length).toBeGreaterThan(4);
+      // A merge equal to its first parent still differs from its second.
+      const equal = ours[merges.indexOf(commits.equalToParent!)]!;
+      expect(equal.status === 0 && equal.changes.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('limited to paths: files, directories, first components, names a prefix of others, paths in no tree', async () => {
+    const { repo } = history();
+    const limits = [
+      ['README.md'],
+      ['pd'],
+      ['pd/q.txt', 'octopus/o2.txt'],
+      ['a'],
+      ['a-b', 'src/lib'],
+      ['conflict.txt', 'deleted-in-merge.txt', 'nowhere/at/all'],
+      ['octopus', 'README.md', 'pd/r'],
+      [Buffer.from('dír/ñame.txt').toString('latin1'), 'name with space.txt'],
+    ];
+    for (const gitDir of [gitDirOf(repo), packedHistory()]) {
+      for (const paths of limits) {
+        const { ours } = await expectParentListingAsGit(gitDir, paths);
+        // The limit holds: every change is at a path of the limit or under one.
+        for (const listing of ours) {
+          if (listing.status !== 0) continue;
+          for (const change of listing.changes) {
+            expect(paths.some((p) => change.path === p || change.path.startsWith(`${p}/`))).toBe(true);
+          }
+        }
+      }
+    }
+    // A limit some merges do change there, so that the comparison is not of empty listings alone.
+    const { ours } = await expectParentListingAsGit(gitDirOf(repo), ['README.md', 'pd']);
+    expect(ours.filter((l) => l.status === 0 && l.changes.length > 0).length).toBeGreaterThan(3);
+  });
+
+  it('refuses paths that are not null or a Buffer of line-ended paths', () => {
+    const { repo } = history();
+    const db = reader().open(join(gitDirOf(repo), 'objects'), []);
+    try {
+      const done = () => {};
+      for (const paths of [
+        Buffer.from('README.md'),
+        'README.md\n' as unknown as Buffer,
+        7 as unknown as Buffer,
+      ]) {
+        expect(() => reader().listParentChanges(db, Buffer.alloc(20), paths, Buffer.alloc(64), done)).toThrow(
+          /paths must be null or a Buffer/,
+        );
+      }
+    } finally {
+      reader().close(db);
+    }
+  });
+});

@@ -12,10 +12,17 @@ const LISTED = 0;
 type OnListed = (sha: string, changes: TreeChange[], parents: number) => void;
 
 /**
+ * Which listing: `combined` (listChanges: `git log --raw -c`), or `per-parent` (listParentChanges:
+ * `-m`, each parent apart, limited to `paths` when given, as git's literal pathspecs limit it).
+ */
+export type NativeListing = { mode: 'combined' } | { mode: 'per-parent'; paths?: readonly string[] };
+
+/**
  * Lists every commit's tree changes with the native object reader (its listChanges makes what
  * `git log --raw -c` makes), in order, one call ahead of the one whose records are handed on. A
  * commit the reader leaves to git (a missing or damaged object on its way) is listed by
  * `listWithGit` before the next is handed on. `waitIfPaced` holds the listing back to its reader.
+ * A per-parent listing hands on each commit once, with every parent's changes (one old side each).
  */
 export async function listChangesNatively(
   opened: OpenedDatabase,
@@ -24,13 +31,21 @@ export async function listChangesNatively(
   listWithGit: (place: number) => Promise<void>,
   waitIfPaced: () => Promise<void>,
   signal?: AbortSignal,
+  listing: NativeListing = { mode: 'combined' },
 ): Promise<void> {
+  const perParent = listing.mode === 'per-parent';
+  const paths =
+    listing.mode === 'per-parent' && listing.paths !== undefined
+      ? Buffer.from(listing.paths.map((p) => `${p}\n`).join(''), 'latin1')
+      : null;
   let nextToAsk = 0;
   const ask = (from: number, to: number, buffer: Buffer): Call => ({
     from,
     to,
     buffer,
-    used: listChanges(opened, binaryIds(commits, from, to), buffer),
+    used: perParent
+      ? listParentChanges(opened, binaryIds(commits, from, to), paths, buffer)
+      : listChanges(opened, binaryIds(commits, from, to), buffer),
   });
   const askNext = (buffer: Buffer): Call | null => {
     if (nextToAsk >= commits.length) return null;
@@ -54,9 +69,11 @@ export async function listChangesNatively(
           await listWithGit(place++);
           continue;
         }
-        const record = readRecord(buffer, at);
+        const record = readRecord(buffer, at, perParent);
         at = record.end;
-        onCommit(commits.at(place++), record.changes, record.parents);
+        // A per-parent listing is of merges alone, as git's `--merges`.
+        if (!perParent || record.parents > 1) onCommit(commits.at(place), record.changes, record.parents);
+        place++;
       }
       if (place < current.to) {
         // The buffer filled up: the rest of the call's commits are asked again, before those ahead.
@@ -89,18 +106,38 @@ function listChanges(opened: OpenedDatabase, ids: Buffer, out: Buffer): Promise<
   );
 }
 
+function listParentChanges(
+  opened: OpenedDatabase,
+  ids: Buffer,
+  paths: Buffer | null,
+  out: Buffer,
+): Promise<number> {
+  return new Promise((resolve, reject) =>
+    opened.reader.listParentChanges(opened.db, ids, paths, out, (error, used) =>
+      error === null && used !== undefined ? resolve(used) : reject(error ?? new Error('no answer')),
+    ),
+  );
+}
+
 /** Commits [from, to) as 20-byte ids, from the sequence's `<hex>\n` records. */
 function binaryIds(commits: CommitSequence, from: number, to: number): Buffer {
   return Buffer.from(commits.slice(from, to).toString('latin1').replaceAll('\n', ''), 'hex');
 }
 
-/** One listed commit's record (native-module.ts, listChanges): its parents and changes. */
-function readRecord(buffer: Buffer, start: number): { parents: number; changes: TreeChange[]; end: number } {
+/**
+ * One listed commit's record (native-module.ts, listChanges): its parents and changes, each with an
+ * old side a parent (one, `oneSide`, in a per-parent listing's).
+ */
+function readRecord(
+  buffer: Buffer,
+  start: number,
+  oneSide: boolean,
+): { parents: number; changes: TreeChange[]; end: number } {
   let at = start;
   const parents = buffer.readUInt32LE(at);
   const count = buffer.readUInt32LE(at + 4);
   at += 8;
-  const sides = Math.max(parents, 1); // a root commit's one old side is empty
+  const sides = oneSide ? 1 : Math.max(parents, 1); // a root commit's one old side is empty
   const changes: TreeChange[] = [];
   const oldModes: number[] = new Array(sides);
   const oldIds: (string | null)[] = new Array(sides);

@@ -63,6 +63,19 @@ export interface ObjectReaderModule {
     done: (error: Error | null, used?: number) => void,
   ): void;
   /**
+   * listChanges, but each commit against each of its parents apart, as `git log --raw -r
+   * --no-renames -m --sparse -- <paths>` lists them: every change has one old side, its parent's; a
+   * commit's changes are its first parent's, then its second's. `paths` (null: no limit) is the
+   * limit, literally, each path ended by a line feed.
+   */
+  listParentChanges(
+    db: ObjectDatabase,
+    commitIds: Buffer,
+    paths: Buffer | null,
+    out: Buffer,
+    done: (error: Error | null, used?: number) => void,
+  ): void;
+  /**
    * Writes into `directory` (which must exist), for each pack holding any of them, a pack index of
    * only the objects that `git log -p -M --cc` reads to diff the commits named by `commitIds` (20-byte
    * binary ids, concatenated), beside a symbolic link to its pack, on a libuv worker thread
@@ -165,6 +178,7 @@ function open(file: string): ObjectReaderModule {
       exports.open,
       exports.read,
       exports.listChanges,
+      exports.listParentChanges,
       exports.writeDiffIndex,
       exports.close,
       exports.releaseFreeMemory,
@@ -172,7 +186,7 @@ function open(file: string): ObjectReaderModule {
     ].every((f) => typeof f === 'function')
   ) {
     throw new Error(
-      `${file} does not export open, read, listChanges, writeDiffIndex, close, releaseFreeMemory and keepAllocatorCompact`,
+      `${file} does not export open, read, listChanges, listParentChanges, writeDiffIndex, close, releaseFreeMemory and keepAllocatorCompact`,
     );
   }
   return exports as ObjectReaderModule;

@@ -60,8 +60,8 @@ async function listing(path: string, mode: ListingMode, chunk: number, withGit =
 describe('listTreeChanges in processes of a few commits', () => {
   it('lists what one process lists, in the same order', async () => {
     for (const mode of ['combined', 'per-parent'] as const) {
-      const whole = await listing(repo.dir, mode, 1 << 30);
-      const chunked = await listing(repo.dir, mode, 3);
+      const whole = await listing(repo.dir, mode, 1 << 30, true);
+      const chunked = await listing(repo.dir, mode, 3, true);
       expect(whole.unlisted.size).toBe(0);
       expect(chunked.unlisted.size).toBe(0);
       expect([...chunked.listed]).toEqual([...whole.listed]);
@@ -106,6 +106,35 @@ describe.skipIf(objectReaderForTests('tree-changes.test.ts').skip)(
       const byGit = await listing(repo.dir, 'combined', 1 << 30, true);
       expect([...native.listed]).toEqual([...byGit.listed]);
       expect(native.unlisted.size).toBe(0);
+    });
+
+    it('per parent, each merge once with what git lists against each of its parents in turn', async () => {
+      for (const path of [repo.dir, damaged]) {
+        const native = await listing(path, 'per-parent', 1 << 30);
+        // A commit to a git: a failed per-parent run hands back every commit it was given.
+        const byGit = await listing(path, 'per-parent', 1, true);
+        // git hands a merge on once per parent: its changes, parent after parent, under one key.
+        const merged = (run: typeof native) => {
+          const byMerge = new Map<string, TreeChange[]>();
+          for (const [key, changes] of run.listed) {
+            const sha = key.split(' ')[0]!;
+            // git hands on the parents it listed before it died on a merge: not a listing.
+            if (byGit.unlisted.has(sha)) continue;
+            byMerge.set(sha, [...(byMerge.get(sha) ?? []), ...changes]);
+          }
+          return byMerge;
+        };
+        const ours = merged(native);
+        // Once each (a merge left to git, and git failed on, aside).
+        const keys = [...native.listed.keys()].map((key) => key.split(' ')[0]!);
+        expect(keys.filter((sha) => !native.unlisted.has(sha))).toEqual([...ours.keys()]);
+        const theirs = merged(byGit);
+        // git prints nothing for a parent the merge equals: those merges are in ours alone, empty.
+        for (const [sha, changes] of ours) if (!theirs.has(sha)) expect(changes).toEqual([]);
+        expect(new Map([...ours].filter(([, changes]) => changes.length > 0))).toEqual(theirs);
+        expect(theirs.size).toBeGreaterThan(0);
+        expect([...native.unlisted].sort()).toEqual([...byGit.unlisted].sort());
+      }
     });
 
     it('on a damaged history, leaves to git only what git cannot list either', async () => {

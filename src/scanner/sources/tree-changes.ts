@@ -48,7 +48,8 @@ const MERGE_LISTING_PACK_MEMORY = ['-c', 'core.packedGitLimit=32m'];
 
 /**
  * `combined`: each commit once, a merge's paths that differ from every parent (`-c`).
- * `per-parent`: merges only, once per parent, every path that differs from that parent (`-m`).
+ * `per-parent`: merges only, every path that differs from each parent (`-m`): git's listing hands a
+ * merge on once per parent, the native reader's once with every parent's changes.
  */
 export type ListingMode = 'combined' | 'per-parent';
 export const MODE_ARGS: Record<ListingMode, string[]> = {
@@ -79,8 +80,8 @@ export type ListingPace = (resume: () => void) => boolean;
 
 /**
  * Lists the tree changes of every commit in `commits`, in order, calling `onCommit` once for each:
- * the combined listing of a whole history in this process where the native object reader can
- * (native-listing.ts; `withGit` says not to), else `chunk` commits to a git process. When git dies
+ * in this process where the native object reader can (native-listing.ts; `withGit` says not to;
+ * a combined listing limited to paths goes to git), else `chunk` commits to a git process. When git dies
  * on a damaged object, the commits it could not list are handed to `onUnlisted` (the caller reads
  * them the careful way) and the listing resumes after them. `paths` limits the listing to those
  * paths (literally; none may hold a line break).
@@ -137,10 +138,12 @@ export async function listTreeChanges(
       start = Math.min(failedAt + 1, end);
     }
   };
-  // The whole history's combined listing is made in this process where the native reader can
-  // (object-database.ts); a commit it leaves to git is listed by git.
+  // The listing is made in this process where the native reader can (object-database.ts); a
+  // commit it leaves to git is listed by git. A per-parent listing's paths: git's own limit.
   const opened =
-    mode === 'combined' && paths === undefined && !withGit ? await openObjectDatabase(git, 'listing') : null;
+    !withGit && (paths === undefined || mode === 'per-parent')
+      ? await openObjectDatabase(git, 'listing')
+      : null;
   if (opened === null) return listWithGit(0, commits.length);
   const waitIfPaced = () =>
     new Promise<void>((resolve) => {
@@ -154,6 +157,7 @@ export async function listTreeChanges(
       (place) => listWithGit(place, place + 1),
       waitIfPaced,
       git.signal,
+      mode === 'per-parent' ? { mode, paths } : { mode },
     );
   } finally {
     opened.reader.close(opened.db);
