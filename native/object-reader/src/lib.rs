@@ -8,6 +8,7 @@
 //!   read(database, ids, maxObjectSize, out, done)     done(error, used) on the main thread
 //!   listChanges(database, commitIds, out, done)      done(error, used) on the main thread
 //!   listParentChanges(database, commitIds, paths, out, done)   the same, each parent apart
+//!   walkCommits(database, tips, withParents, fd, out, done)     commit_walk.rs
 //!   writeDiffIndex(database, commitIds, directory, out, done)   diff_index.rs
 //!   close(database)
 //!   releaseFreeMemory()                               glibc's free memory back to the system
@@ -19,6 +20,7 @@
 //! listChanges lists commits' tree changes as `git log --raw -c` does (listing.rs describes its records).
 
 mod buffer_call;
+mod commit_walk;
 mod delta;
 mod diff_index;
 mod listing;
@@ -271,6 +273,7 @@ pub extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) ->
     export(env, exports, c"read", read);
     export(env, exports, c"listChanges", listing::list_changes);
     export(env, exports, c"listParentChanges", listing::list_parent_changes);
+    export(env, exports, c"walkCommits", commit_walk::walk_commits);
     export(env, exports, c"writeDiffIndex", diff_index::write_diff_index);
     export(env, exports, c"close", close);
     export(env, exports, c"releaseFreeMemory", release_free_memory);

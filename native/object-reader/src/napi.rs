@@ -42,6 +42,8 @@ extern "C" {
     pub fn napi_get_element(env: napi_env, object: napi_value, index: u32, result: *mut napi_value) -> napi_status;
     pub fn napi_get_buffer_info(env: napi_env, value: napi_value, data: *mut *mut c_void, length: *mut usize) -> napi_status;
     pub fn napi_get_value_double(env: napi_env, value: napi_value, result: *mut f64) -> napi_status;
+    pub fn napi_get_value_bool(env: napi_env, value: napi_value, result: *mut bool) -> napi_status;
+    pub fn napi_get_value_int32(env: napi_env, value: napi_value, result: *mut i32) -> napi_status;
     pub fn napi_create_external(
         env: napi_env,
         data: *mut c_void,

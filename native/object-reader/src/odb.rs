@@ -205,6 +205,12 @@ impl Odb {
         }
     }
 
+    /** `read`, of an object at the place in a pack `packed_place` gave (no second lookup). */
+    pub fn read_placed(&self, (p, k): (usize, usize), max_size: u64, out: &mut [u8], scratch: &mut Scratch) -> Answer {
+        let read = self.packs[p].offset_of(k).and_then(|offset| self.read_packed(p, offset, max_size, out, scratch));
+        read.unwrap_or(Answer::LeaveToGit(0, 0))
+    }
+
     fn read_packed(&self, pack: usize, offset: u64, max_size: u64, out: &mut [u8], scratch: &mut Scratch) -> Result<Answer, String> {
         // Walk down the chain to a base we have (cached, whole in the pack, or loose)...
         let mut chain: Vec<(usize, u64, EntryHeader)> = Vec::new(); // (pack, where, its header)

@@ -90,6 +90,15 @@ export class CommitFile implements RecordStore {
     this.fd = null;
   }
 
+  /**
+   * Lets `write` fill the empty file through its descriptor (from its start, with positioned
+   * writes); it gives the bytes written, which the file then holds.
+   */
+  async fill(write: (fd: number) => Promise<number>): Promise<void> {
+    if (this.size !== 0) throw new Error('the commit list file is not empty');
+    this.size = await write(this.open());
+  }
+
   /** Makes [from, to) (at most a block) be in the block: the block that ends at `to` when reading backwards. */
   private load(from: number, to: number): void {
     if (from >= this.blockStart && to <= this.blockEnd) return;

@@ -14,6 +14,7 @@ import {
   spawnFailure,
   spawnGit,
 } from './git.js';
+import { walkCommitsNatively } from './native-commit-walk.js';
 
 /**
  * `git log` with every option that shapes its output pinned, so user configuration (diff.noprefix,
@@ -169,9 +170,11 @@ export function rangeRevisions(range: CommitRange): string[] {
 }
 
 /**
- * Every commit reachable from any ref, once (or only a range's). `git rev-list --all` dies on a
- * missing commit object; then a slower walk lists what can be read, and the missing commits are
- * unreadable from the start. A range names its commits itself: one it cannot list is an error.
+ * Every commit reachable from any ref, once (or only a range's), in `git rev-list --all`'s order:
+ * walked by the native reader (native-commit-walk.ts) where it can, else by git in segments
+ * (listCommitsToFile). `git rev-list --all` dies on a missing commit object; then a slower walk
+ * lists what can be read, and the missing commits are unreadable from the start. A range names its
+ * commits itself: one it cannot list is an error.
  */
 export async function listCommits(
   git: GitRunner,
@@ -184,6 +187,9 @@ export async function listCommits(
     }
     return { list: new CommitList(result.stdout, result.stdout.indexOf(0x0a) + 1), missing: [] };
   }
+  // The native reader walks where it can; else git, in segments, and where git dies the careful way.
+  const file = await walkCommitsNatively(git);
+  if (file !== null) return { list: new CommitList(file, file.size === 0 ? 0 : 41), missing: [] };
   const result = await listCommitsToFile(git);
   if (result.code === 0) return { list: result.list, missing: [] };
   const walked = await walkCommits(git);

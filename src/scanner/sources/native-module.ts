@@ -76,6 +76,21 @@ export interface ObjectReaderModule {
     done: (error: Error | null, used?: number) => void,
   ): void;
   /**
+   * Walks every commit from `tips` (20-byte ids in the order `git rev-list --all` adds its starting
+   * points; tags are peeled, trees and blobs skipped) in `git rev-list`'s order, on a libuv worker
+   * thread (commit_walk.rs), writing one line a commit into the file `fd` from its start: `<id>\n`,
+   * or `<id> <parent>...\n` with `withParents`. `out` (at least 4 bytes) gets the number of commits
+   * (u32 LE), `done` the bytes written; a commit it cannot read fails the call.
+   */
+  walkCommits(
+    db: ObjectDatabase,
+    tips: Buffer,
+    withParents: boolean,
+    fd: number,
+    out: Buffer,
+    done: (error: Error | null, bytes?: number) => void,
+  ): void;
+  /**
    * Writes into `directory` (which must exist), for each pack holding any of them, a pack index of
    * only the objects that `git log -p -M --cc` reads to diff the commits named by `commitIds` (20-byte
    * binary ids, concatenated), beside a symbolic link to its pack, on a libuv worker thread
@@ -179,6 +194,7 @@ function open(file: string): ObjectReaderModule {
       exports.read,
       exports.listChanges,
       exports.listParentChanges,
+      exports.walkCommits,
       exports.writeDiffIndex,
       exports.close,
       exports.releaseFreeMemory,
@@ -186,7 +202,7 @@ function open(file: string): ObjectReaderModule {
     ].every((f) => typeof f === 'function')
   ) {
     throw new Error(
-      `${file} does not export open, read, listChanges, listParentChanges, writeDiffIndex, close, releaseFreeMemory and keepAllocatorCompact`,
+      `${file} does not export open, read, listChanges, listParentChanges, walkCommits, writeDiffIndex, close, releaseFreeMemory and keepAllocatorCompact`,
     );
   }
   return exports as ObjectReaderModule;

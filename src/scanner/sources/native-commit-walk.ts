@@ -1,0 +1,74 @@
+import { CommitFile } from './commit-list.js';
+import { type GitRunner, runGit } from './git.js';
+import { type OpenedDatabase, openObjectDatabase } from './object-database.js';
+
+/** Lines of a walk's file read at a time (descendants' `<id> <parent>...` lines). */
+const READ_BLOCK = 1 << 20;
+
+/**
+ * Every commit the refs reach, walked by the native object reader (commit_walk.rs) in the order
+ * `git rev-list --all` lists them, written to a CommitFile as `<id>\n` lines (or, `withParents`,
+ * `<id> <parent>...\n` as `rev-list --all --parents` writes them). Null where git is to walk
+ * instead: no reader or a listing git must make (object-database.ts: shallow, grafts), linked
+ * worktrees (whose HEADs `--all` adds too), or anything the walk could not read (a missing or
+ * damaged commit: git's walk then says what). git maps each pack's whole index to walk (140 MB
+ * resident of a million synthetic commits' 157 MB index) and keeps an object for each commit it
+ * meets; this walk reads the index by positioned reads and keeps a bit for each object of a pack.
+ */
+export async function walkCommitsNatively(git: GitRunner, withParents = false): Promise<CommitFile | null> {
+  const opened = await openObjectDatabase(git, 'listing');
+  if (opened === null) return null;
+  try {
+    const tips = await startingCommits(git);
+    if (tips === null) return null;
+    const file = new CommitFile();
+    try {
+      await file.fill((fd) => walk(opened, tips, withParents, fd));
+      return file;
+    } catch {
+      file.close();
+      return null;
+    }
+  } finally {
+    opened.reader.close(opened.db);
+  }
+}
+
+/**
+ * What `--all` starts from, in its order: every ref's object (by name, as `for-each-ref` lists
+ * them), then HEAD's. Null when the repository has linked worktrees, or git could not say.
+ */
+async function startingCommits(git: GitRunner): Promise<Buffer | null> {
+  const worktrees = await runGit(git, ['worktree', 'list', '--porcelain']);
+  const listed = worktrees.stdout.toString('latin1').match(/^worktree /gm)?.length ?? 0;
+  if (worktrees.code !== 0 || listed > 1) return null;
+  const refs = await runGit(git, ['for-each-ref', '--format=%(objectname)']);
+  if (refs.code !== 0) return null;
+  const head = await runGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  const ids = `${refs.stdout.toString('latin1')}${head.code === 0 ? head.stdout.toString('latin1') : ''}`
+    .split('\n')
+    .filter((id) => id !== '');
+  if (!ids.every((id) => /^[0-9a-f]{40}$/.test(id))) return null;
+  return Buffer.from(ids.join(''), 'hex');
+}
+
+function walk(opened: OpenedDatabase, tips: Buffer, withParents: boolean, fd: number): Promise<number> {
+  return new Promise((resolve, reject) =>
+    opened.reader.walkCommits(opened.db, tips, withParents, fd, Buffer.alloc(4), (error, bytes) =>
+      error === null && bytes !== undefined ? resolve(bytes) : reject(error ?? new Error('no answer')),
+    ),
+  );
+}
+
+/** Each line of a walk's file (walkCommitsNatively), in order, without its line feed. */
+export function eachLine(file: CommitFile, onLine: (line: string) => void): void {
+  let carry = '';
+  for (let at = 0; at < file.size; at += READ_BLOCK) {
+    const lines = (carry + file.bytes(at, Math.min(file.size, at + READ_BLOCK)).toString('latin1')).split(
+      '\n',
+    );
+    carry = lines.pop()!;
+    for (const line of lines) onLine(line);
+  }
+  if (carry !== '') onLine(carry);
+}
