@@ -243,26 +243,28 @@ export class BlobIds {
     return -1;
   }
 
-  /**
-   * The filter's probes for the id at `bytes[at]`: double hashing on two of its 32-bit words (an id
-   * is a cryptographic hash; its first word already places it in memory's table).
-   */
+  /** Sets the filter's bits for the id at `bytes[at]`. */
   private bloomAdd(run: Run, bytes: Buffer, at: number): void {
-    const h1 = bytes.readUInt32LE(at + 4);
-    const h2 = bytes.readUInt32LE(at + 8) | 1;
     for (let probe = 0; probe < BLOOM_PROBES; probe++) {
-      const bit = (h1 + Math.imul(probe, h2)) & run.bloomMask;
+      const bit = bloomBit(bytes, at, probe, run.bloomMask);
       run.bloom[bit >>> 5] = run.bloom[bit >>> 5]! | (1 << (bit & 31));
     }
   }
 
+  /** Whether the filter may hold the id in `scratch`. */
   private bloomHas(run: Run): boolean {
-    const h1 = this.scratch.readUInt32LE(4);
-    const h2 = this.scratch.readUInt32LE(8) | 1;
     for (let probe = 0; probe < BLOOM_PROBES; probe++) {
-      const bit = (h1 + Math.imul(probe, h2)) & run.bloomMask;
+      const bit = bloomBit(this.scratch, 0, probe, run.bloomMask);
       if ((run.bloom[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
     }
     return true;
   }
+}
+
+/**
+ * The filter bit of probe `probe` for the id at `bytes[at]`: double hashing on two of its 32-bit
+ * words (an id is a cryptographic hash; its first word already places it in memory's table).
+ */
+function bloomBit(bytes: Buffer, at: number, probe: number, mask: number): number {
+  return (bytes.readUInt32LE(at + 4) + Math.imul(probe, bytes.readUInt32LE(at + 8) | 1)) & mask;
 }
