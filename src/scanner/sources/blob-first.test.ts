@@ -147,6 +147,36 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     });
   });
 
+  it('diffs a merge whose missing blob git does not read (a file changed in place) with the others', async () => {
+    const history = new TestRepo();
+    try {
+      history.commitFiles({ 'f.txt': 'version one\n'.repeat(20), 'g.txt': 'g\n' }, 'start');
+      history.git('checkout', '-q', '-b', 'topic');
+      history.commitFiles({ 'f.txt': 'version two\n'.repeat(20) }, 'topic changes f');
+      history.git('checkout', '-q', 'main');
+      history.commitFiles({ 'g.txt': 'g changed\n' }, 'main changes g');
+      // Takes topic's f.txt: against main, f.txt changed in place from the version that goes missing.
+      history.git('merge', '-q', '--no-ff', '--no-edit', 'topic');
+      const merge = history.head();
+      history.commitFiles({ 'config.js': `const token = "${fakeCodehostToken()}";\n` }, 'a secret');
+      await withDamagedMirror(history, ['main~3:f.txt'], async (dir) => {
+        const git = recordingGit(dir, '-p');
+        const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
+        const diff = await scanRepository({ path: dir, method: 'diff' });
+        expect(report(blobFirst)).toBe(report(diff));
+        // The root and topic's commit are unreadable; the merge is not, and git read it in a run.
+        expect(diff.unreadableCommits).toHaveLength(2);
+        expect(diff.unreadableCommits).not.toContain(merge);
+        const runs = git.runs();
+        expect(runs.filter(([code, commits]) => code !== 0 && commits === 1)).toHaveLength(2);
+        expect(runs.filter(([code, commits]) => code === 0 && commits === 1)).toEqual([]);
+        expect(runs.some(([code, commits]) => code === 0 && commits >= 2)).toBe(true);
+      });
+    } finally {
+      history.cleanup();
+    }
+  });
+
   it('lists again only the merges that descend from a commit bringing in a missing blob', async () => {
     const history = new TestRepo();
     try {

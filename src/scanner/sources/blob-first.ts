@@ -169,7 +169,9 @@ async function readThroughGate(
       if (near === null || near(ordered.at(cleanMerges[i]!))) cleanMerges[count++] = cleanMerges[i]!;
     }
     const clean = ordered.pick(cleanMerges, count);
-    suspects.push(...(await mergesTouchingMissingBlobs(options, clean, blobs, limit)));
+    const touching = await mergesTouchingMissingBlobs(options, clean, blobs, limit);
+    suspects.push(...touching.alone);
+    commitsToDiff.push(...touching.withOthers);
   }
   return { commitsToDiff, suspects };
 }
@@ -304,34 +306,49 @@ export function limitingPaths(paths: readonly string[]): string[] {
  * blobs) keeping them took 2.1 GB. What is kept grows with the damage: the ids the table does not
  * know (blobs only unreadable commits brought in), asked of `git cat-file --batch-check` at the
  * end, and the merges found touching a missing one.
+ *
+ * Such a merge is most likely unreadable when a missing blob is on a side of a parent's diff that
+ * git reads: an added or deleted file (rename detection reads their sizes), or one that becomes a
+ * symlink or back. Where every missing blob it names is a side of a file changed in place against
+ * a parent (the merge took one side's version: git's combined diff shows no such path and reads
+ * neither), git reads it (on rails 52 of 87 such merges): those are diffed with the other commits
+ * (`withOthers`), whose runs find and retry alone any that fails; the rest `alone`.
  */
 async function mergesTouchingMissingBlobs(
   options: HistoryScanOptions,
   clean: CommitList,
   blobs: BlobTable,
   paths: readonly string[] | undefined,
-): Promise<string[]> {
-  const touching: string[] = [];
+): Promise<{ alone: string[]; withOthers: string[] }> {
+  /** Merge -> whether a missing blob is on a side of its diffs that git reads (see above). */
+  const touching = new Map<string, boolean>();
   const unlisted: string[] = [];
   /** Ids the table does not know -> the merges that name them. */
   const unknown = new Map<string, string[]>();
   const listPart = (git: GitRunner, part: CommitList) => {
-    let lastTouching = '';
+    let lastRead = '';
     return listTreeChanges(
       git,
       part,
       (sha, changes) => {
-        if (lastTouching === sha) return; // printed once per parent; already known to touch one
+        if (lastRead === sha) return; // printed once per parent; already known to be read by git
         const strangers = new Set<string>();
         for (const change of changes) {
+          // In a per-parent listing a change has one old side: that parent's.
+          const inPlace =
+            change.newBlob !== null && change.oldBlobs.length === 1 && change.diffedAgainst[0] === true;
           for (const id of change.newBlob === null ? change.oldBlobs : [change.newBlob, ...change.oldBlobs]) {
             const index = blobs.indexOf(id);
             if (index === undefined) {
               strangers.add(id);
             } else if (blobs.state[index] === BlobState.Missing) {
-              lastTouching = ownString(sha);
-              touching.push(lastTouching);
-              return;
+              const merge = ownString(sha);
+              if (!inPlace) {
+                lastRead = merge;
+                touching.set(merge, true);
+                return;
+              }
+              if (!touching.has(merge)) touching.set(merge, false);
             }
           }
         }
@@ -379,8 +396,11 @@ async function mergesTouchingMissingBlobs(
     );
     for (const line of check.stdout.toString('latin1').split('\n')) {
       if (!line.endsWith(' missing')) continue;
-      touching.push(...(unknown.get(line.slice(0, line.indexOf(' '))) ?? []));
+      for (const merge of unknown.get(line.slice(0, line.indexOf(' '))) ?? []) touching.set(merge, true);
     }
   }
-  return [...new Set([...unlisted, ...touching])];
+  const alone = new Set(unlisted);
+  for (const [merge, read] of touching) if (read) alone.add(merge);
+  const withOthers = [...touching.keys()].filter((merge) => !alone.has(merge));
+  return { alone: [...alone], withOthers };
 }
