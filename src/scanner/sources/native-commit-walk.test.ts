@@ -102,35 +102,25 @@ beforeAll(() => {
     chain = handMade(repo, tree, [chain], people, `odd ${i}`);
     repo.git('update-ref', `refs/odd/${i}`, chain);
   });
+  /** A commit of `tree` whose author and committer are both dated `date` (seconds). */
+  const dated = (parents: string[], date: number, message: string) =>
+    handMade(
+      repo,
+      tree,
+      parents,
+      [person('author', `${date} +0000`), person('committer', `${date} +0000`)],
+      message,
+    );
   // A merge of three of them, and one naming a parent twice.
-  const merge = handMade(
-    repo,
-    tree,
-    [repo.head(), t1, chain],
-    [person('author', '1705312100 +0000'), person('committer', '1705312100 +0000')],
-    'octopus',
-  );
+  const merge = dated([repo.head(), t1, chain], 1705312100, 'octopus');
   repo.git('update-ref', 'refs/heads/octopus', merge);
-  const twice = handMade(
-    repo,
-    tree,
-    [merge, merge],
-    [person('author', '1705312200 +0000'), person('committer', '1705312200 +0000')],
-    'twice',
-  );
-  repo.git('update-ref', 'refs/heads/twice', twice);
-  // Tags: annotated, a tag of a tag, of a tree, of a blob; a light one of a blob; notes; a stash.
+  repo.git('update-ref', 'refs/heads/twice', dated([merge, merge], 1705312200, 'twice'));
   // A commit only a tag of a tag reaches.
-  const tagged = handMade(
-    repo,
-    tree,
-    [base],
-    [person('author', '1705312300 +0000'), person('committer', '1705312300 +0000')],
-    'tagged only',
-  );
+  const tagged = dated([base], 1705312300, 'tagged only');
   repo.git('tag', '-a', '-m', 'only', 'only', tagged);
   repo.git('tag', '-a', '-m', 'only again', 'only-again', 'only');
   repo.git('tag', '-d', 'only');
+  // Tags: annotated, a tag of a tag, of a tree, of a blob; a light one of a blob; notes; a stash.
   repo.git('tag', '-a', '-m', 'v1', 'v1', 'HEAD~2');
   repo.git('tag', '-a', '-m', 'of v1', 'v1-again', 'v1');
   repo.git('tag', '-a', '-m', 'a tree', 'tree-tag', tree);
