@@ -91,13 +91,16 @@ describe.skipIf(skipShipped)('the native object reader as shipped', () => {
       };
       const native = scan({ SVC_OBJECT_READER: '' });
       expect(native.r.status, native.r.stderr).toBe(1); // a finding
-      expect(native.gits).toContain('rev-list');
+      // The commits walked and the blobs read in the executable's own process: git only named the refs.
+      expect(native.gits).toContain('for-each-ref');
+      expect(native.gits).not.toContain('rev-list');
       expect(native.gits).not.toContain('cat-file --batch');
       expect(native.left).toEqual([]);
 
       const git = scan({ SVC_OBJECT_READER: 'git' });
       expect(git.r.status, git.r.stderr).toBe(1);
       expect(git.gits).toContain('cat-file --batch');
+      expect(git.gits).toContain('rev-list');
       expect(native.r.stdout).toBe(git.r.stdout);
       expect(JSON.parse(native.r.stdout).findings).toHaveLength(1);
     } finally {
