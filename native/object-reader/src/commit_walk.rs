@@ -12,8 +12,8 @@
 //! parent it cannot read (missing, damaged, not a commit) fails the call: git is then to walk.
 
 use crate::napi::*;
-use crate::odb::{Answer, Odb, Scratch, COMMIT, TAG};
-use crate::tree::Commit;
+use crate::odb::{hex as hex_id, Answer, Odb, Scratch, COMMIT, TAG};
+use crate::tree::{parse_hex, Commit};
 use crate::{args, buffer_call, handle_of, throw};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashSet};
@@ -69,14 +69,17 @@ impl Seen {
     fn mark(&mut self, id: &[u8; 20], place: Option<(usize, usize)>) -> bool {
         match place {
             Some((p, k)) => {
-                let bits = &mut self.packs[p];
-                let (word, bit) = (k / 64, 1u64 << (k % 64));
-                let new = bits[word] & bit == 0;
-                bits[word] |= bit;
+                let new = !self.has_packed(p, k);
+                self.packs[p][k / 64] |= 1u64 << (k % 64);
                 new
             }
             None => self.loose.insert(*id),
         }
+    }
+
+    /** Whether the `k`-th object of pack `p` is marked. */
+    fn has_packed(&self, p: usize, k: usize) -> bool {
+        self.packs[p][k / 64] & (1u64 << (k % 64)) != 0
     }
 }
 
@@ -88,10 +91,6 @@ struct Walker<'a> {
     seen: Seen,
     queue: BinaryHeap<Queued>,
     queued: u64,
-}
-
-fn hex_id(id: &[u8; 20]) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl<'a> Walker<'a> {
@@ -146,9 +145,12 @@ impl<'a> Walker<'a> {
         let mut id = *tip;
         for _ in 0..MAX_PEEL {
             let place = self.place(&id)?;
-            // A commit met already is not read again (the refs of a busy history share tips).
-            if place.is_some() && self.is_seen_commit(place) {
-                return Ok(());
+            // A commit met already is not read again (the refs of a busy history share tips); only
+            // commits are ever marked.
+            if let Some((p, k)) = place {
+                if self.seen.has_packed(p, k) {
+                    return Ok(());
+                }
             }
             let (kind, size) = self.read(&id, place)?;
             match kind {
@@ -163,14 +165,6 @@ impl<'a> Walker<'a> {
             }
         }
         Err(format!("tags nested deeper than {MAX_PEEL} at {}", hex_id(tip)))
-    }
-
-    fn is_seen_commit(&self, place: Option<(usize, usize)>) -> bool {
-        // Only commits are ever marked.
-        match place {
-            Some((p, k)) => self.seen.packs[p][k / 64] & (1u64 << (k % 64)) != 0,
-            None => false,
-        }
     }
 }
 
@@ -238,12 +232,7 @@ fn tagged(data: &[u8]) -> Option<[u8; 20]> {
     if data.len() < 48 || &data[..7] != b"object " || data[47] != b'\n' {
         return None;
     }
-    let mut id = [0u8; 20];
-    for (k, pair) in data[7..47].chunks_exact(2).enumerate() {
-        let nibble = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-        id[k] = nibble(pair[0])? << 4 | nibble(pair[1])?;
-    }
-    Some(id)
+    parse_hex(&data[7..47])
 }
 
 fn push_hex(line: &mut Vec<u8>, id: &[u8; 20]) {

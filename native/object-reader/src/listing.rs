@@ -400,36 +400,32 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], mode: Mode, out: &mut [u8]
 /** listChanges(database, commitIds, out, done): as `read`, a libuv worker thread fills `out`. */
 pub extern "C" fn list_changes(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, out, done] = args::<4>(env, info);
-    let Some(handle) = handle_of(env, db) else { return throw(env, "listChanges: not a database") };
-    let Some(ids) = buffer_call::ids_of(env, ids) else {
-        return throw(env, "listChanges: commitIds must be a Buffer of 20-byte ids");
-    };
-    let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let cache = handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let job: buffer_call::Job = Box::new(move |out| match (odb, cache) {
-        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, Mode::Combined, out),
-        _ => Err("listChanges: the database is closed".into()),
-    });
-    buffer_call::queue(env, "listChanges", c"svc tree listing", out, HEADER, done, job)
+    queue_listing(env, "listChanges", db, ids, Mode::Combined, out, done)
 }
 
 /** listParentChanges(database, commitIds, paths, out, done): listChanges, each parent apart. */
 pub extern "C" fn list_parent_changes(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, paths, out, done] = args::<5>(env, info);
-    let Some(handle) = handle_of(env, db) else { return throw(env, "listParentChanges: not a database") };
-    let Some(ids) = buffer_call::ids_of(env, ids) else {
-        return throw(env, "listParentChanges: commitIds must be a Buffer of 20-byte ids");
-    };
     let Some(limit) = paths_of(env, paths) else {
         return throw(env, "listParentChanges: paths must be null or a Buffer of paths each ended by a line feed");
     };
+    queue_listing(env, "listParentChanges", db, ids, Mode::PerParent(limit), out, done)
+}
+
+/** Both listings' calls: the arguments checked, then `list_all` on a libuv worker thread. */
+fn queue_listing(env: napi_env, call: &str, db: napi_value, ids: napi_value, mode: Mode, out: napi_value, done: napi_value) -> napi_value {
+    let Some(handle) = handle_of(env, db) else { return throw(env, &format!("{call}: not a database")) };
+    let Some(ids) = buffer_call::ids_of(env, ids) else {
+        return throw(env, &format!("{call}: commitIds must be a Buffer of 20-byte ids"));
+    };
     let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let cache = handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let closed = format!("{call}: the database is closed");
     let job: buffer_call::Job = Box::new(move |out| match (odb, cache) {
-        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, Mode::PerParent(limit), out),
-        _ => Err("listParentChanges: the database is closed".into()),
+        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, mode, out),
+        _ => Err(closed),
     });
-    buffer_call::queue(env, "listParentChanges", c"svc tree listing", out, HEADER, done, job)
+    buffer_call::queue(env, call, c"svc tree listing", out, HEADER, done, job)
 }
 
 /** `paths`: Some(None) for null or undefined, Some(paths) for a Buffer of LF-ended paths, else None. */

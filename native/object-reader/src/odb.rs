@@ -61,7 +61,7 @@ fn parse_type(name: &[u8]) -> Option<u8> {
     }
 }
 
-fn hex(id: &[u8; 20]) -> String {
+pub(crate) fn hex(id: &[u8; 20]) -> String {
     id.iter().map(|b| format!("{b:02x}")).collect()
 }
 

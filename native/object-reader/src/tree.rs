@@ -329,7 +329,8 @@ fn hex_value(c: u8) -> Option<u8> {
     }
 }
 
-fn parse_hex(text: &[u8]) -> Option<[u8; 20]> {
+/** The id written as 40 hex digits at the start of `text` (either case, as git's get_oid_hex). */
+pub(crate) fn parse_hex(text: &[u8]) -> Option<[u8; 20]> {
     let text = text.get(..40)?;
     let mut id = [0u8; 20];
     for (k, pair) in text.chunks_exact(2).enumerate() {

@@ -1,5 +1,6 @@
 import { CommitFile } from './commit-list.js';
 import { type GitRunner, runGit } from './git.js';
+import { answered } from './native-module.js';
 import { type OpenedDatabase, openObjectDatabase } from './object-database.js';
 
 /** Lines of a walk's file read at a time (descendants' `<id> <parent>...` lines). */
@@ -53,10 +54,8 @@ async function startingCommits(git: GitRunner): Promise<Buffer | null> {
 }
 
 function walk(opened: OpenedDatabase, tips: Buffer, withParents: boolean, fd: number): Promise<number> {
-  return new Promise((resolve, reject) =>
-    opened.reader.walkCommits(opened.db, tips, withParents, fd, Buffer.alloc(4), (error, bytes) =>
-      error === null && bytes !== undefined ? resolve(bytes) : reject(error ?? new Error('no answer')),
-    ),
+  return answered((done) =>
+    opened.reader.walkCommits(opened.db, tips, withParents, fd, Buffer.alloc(4), done),
   );
 }
 

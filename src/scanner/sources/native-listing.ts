@@ -1,4 +1,5 @@
 import type { CommitSequence } from './commit-list.js';
+import { answered } from './native-module.js';
 import type { OpenedDatabase } from './object-database.js';
 import { changeOf, type TreeChange } from './tree-change.js';
 
@@ -43,9 +44,11 @@ export async function listChangesNatively(
     from,
     to,
     buffer,
-    used: perParent
-      ? listParentChanges(opened, binaryIds(commits, from, to), paths, buffer)
-      : listChanges(opened, binaryIds(commits, from, to), buffer),
+    used: answered((done) =>
+      perParent
+        ? opened.reader.listParentChanges(opened.db, binaryIds(commits, from, to), paths, buffer, done)
+        : opened.reader.listChanges(opened.db, binaryIds(commits, from, to), buffer, done),
+    ),
   });
   const askNext = (buffer: Buffer): Call | null => {
     if (nextToAsk >= commits.length) return null;
@@ -96,27 +99,6 @@ interface Call {
   to: number;
   buffer: Buffer;
   used: Promise<number>;
-}
-
-function listChanges(opened: OpenedDatabase, ids: Buffer, out: Buffer): Promise<number> {
-  return new Promise((resolve, reject) =>
-    opened.reader.listChanges(opened.db, ids, out, (error, used) =>
-      error === null && used !== undefined ? resolve(used) : reject(error ?? new Error('no answer')),
-    ),
-  );
-}
-
-function listParentChanges(
-  opened: OpenedDatabase,
-  ids: Buffer,
-  paths: Buffer | null,
-  out: Buffer,
-): Promise<number> {
-  return new Promise((resolve, reject) =>
-    opened.reader.listParentChanges(opened.db, ids, paths, out, (error, used) =>
-      error === null && used !== undefined ? resolve(used) : reject(error ?? new Error('no answer')),
-    ),
-  );
 }
 
 /** Commits [from, to) as 20-byte ids, from the sequence's `<hex>\n` records. */

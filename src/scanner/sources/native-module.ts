@@ -122,6 +122,18 @@ export interface ObjectReaderModule {
 /** The addon's file name: in dist/native/, and the single executable's asset key. */
 export const OBJECT_READER_FILE = 'object-reader-linux-x64.node';
 
+/** What a call of the module is given last: its error, or the number it answers. */
+export type Done = (error: Error | null, answer?: number) => void;
+
+/** A call of the module (`call` makes it with its `done`) as a promise of the number it answers. */
+export function answered(call: (done: Done) => void): Promise<number> {
+  return new Promise((resolve, reject) =>
+    call((error, answer) =>
+      error === null && answer !== undefined ? resolve(answer) : reject(error ?? new Error('no answer')),
+    ),
+  );
+}
+
 type Loaded = { module: ObjectReaderModule } | { reason: string };
 let loaded: Loaded | undefined;
 
