@@ -3,7 +3,7 @@
 //! should be left to git (anything damaged, too large, or laid out in a way not read here).
 
 use crate::delta;
-use crate::pack::Pack;
+use crate::pack::{Pack, INDEX_MAP_LIMIT};
 use crate::zlib::{Inflater, Step};
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -49,6 +49,14 @@ pub struct Odb {
      * found is then left to git rather than called missing. */
     incomplete: bool,
     cache: Mutex<BaseCache>,
+}
+
+/**
+ * The largest pack index mapped: pack.rs's INDEX_MAP_LIMIT, or SVC_PACK_INDEX_MAP_LIMIT (bytes; 0
+ * reads every index with positioned reads), which the tests set to read each way.
+ */
+fn index_map_limit() -> u64 {
+    std::env::var("SVC_PACK_INDEX_MAP_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(INDEX_MAP_LIMIT)
 }
 
 fn parse_type(name: &[u8]) -> Option<u8> {
@@ -117,6 +125,7 @@ impl Odb {
                 queue.push((path, depth + 1));
             }
         }
+        let map_limit = index_map_limit();
         let mut packs = Vec::new();
         for dir in &object_dirs {
             let Ok(entries) = fs::read_dir(dir.join("pack")) else { continue };
@@ -130,7 +139,7 @@ impl Odb {
                 if !index.exists() {
                     continue; // git ignores a pack without its index too
                 }
-                match Pack::open(&index, &path) {
+                match Pack::open(&index, &path, map_limit) {
                     Ok(pack) => packs.push(pack),
                     Err(_) => incomplete = true,
                 }

@@ -1,12 +1,69 @@
-//! One pack and its version-2 index, read with positioned reads (never mapped: the index's pages
-//! stay in the page cache, not in this process's resident memory, however large the history).
+//! One pack and its version-2 index. An index up to INDEX_MAP_LIMIT is mapped, as git maps it: a
+//! lookup is then a few memory reads, where positioned reads cost two system calls (two thirds of a
+//! scan's system calls). A larger one is read with positioned reads: its pages stay in the page
+//! cache, not in this process's resident memory, however large the history.
 
+use std::ffi::c_void;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /** Ids are sampled every this many: the sample narrows a lookup to one small read of the index. */
 const SAMPLE_EVERY: usize = 16;
+/**
+ * Every this many samples are sampled again, into a table of a few kilobytes that stays in the
+ * processor's cache: a lookup searches it, then TOP_EVERY samples (eight cache lines). A binary
+ * search of the whole sample (620 KB on rails) missed the cache at nearly every step, twice a
+ * lookup: 5% of a scan's processor time.
+ */
+const TOP_EVERY: usize = 64;
+/**
+ * The largest index mapped (about 1.7 million objects): at most this much more resident memory,
+ * whatever the history's size. rails' index is 35 MB, git/git's 24 MB, eslint's 6 MB; a million
+ * synthetic commits' 157 MB is read with positioned reads.
+ */
+pub const INDEX_MAP_LIMIT: u64 = 48 << 20;
+
+extern "C" {
+    fn mmap(addr: *mut c_void, len: usize, prot: i32, flags: i32, fd: i32, offset: i64) -> *mut c_void;
+    fn munmap(addr: *mut c_void, len: usize) -> i32;
+}
+const PROT_READ: i32 = 1;
+const MAP_PRIVATE: i32 = 2;
+const MAP_FAILED: *mut c_void = !0usize as *mut c_void;
+
+/** A file mapped read-only, unmapped when dropped. */
+struct Mapping {
+    at: *const u8,
+    len: usize,
+}
+
+// The mapping is read-only and lives as long as its Pack: any thread may read it.
+unsafe impl Send for Mapping {}
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /** Maps `len` bytes of `file` (len > 0), or None when the system refuses. */
+    fn of(file: &File, len: u64) -> Option<Mapping> {
+        let len = usize::try_from(len).ok()?;
+        let at = unsafe { mmap(std::ptr::null_mut(), len, PROT_READ, MAP_PRIVATE, file.as_raw_fd(), 0) };
+        if at == MAP_FAILED {
+            return None;
+        }
+        Some(Mapping { at: at as *const u8, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        unsafe { std::slice::from_raw_parts(self.at, self.len) }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        unsafe { munmap(self.at as *mut c_void, self.len) };
+    }
+}
 
 pub struct Pack {
     pub data: File,
@@ -16,16 +73,29 @@ pub struct Pack {
     pub index_path: PathBuf,
     index: File,
     index_size: u64,
+    /** The index's bytes, when it is small enough to map (INDEX_MAP_LIMIT). */
+    index_map: Option<Mapping>,
     count: usize,
     ids_at: u64,
     offsets_at: u64,
     large_offsets_at: u64,
     /** The first eight bytes of every SAMPLE_EVERY-th id, big-endian: sorted like the ids. */
     sample: Vec<u64>,
+    /** `sample[i * TOP_EVERY]` for every i. */
+    top: Vec<u64>,
 }
 
 fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> Result<(), String> {
     file.read_exact_at(buf, at).map_err(|e| format!("read failed: {e}"))
+}
+
+/** Bytes of an index from `at`: from its mapping when it has one, else by a positioned read. */
+fn read_index_at(index: &File, map: Option<&Mapping>, buf: &mut [u8], at: u64) -> Result<(), String> {
+    let Some(map) = map else { return read_exact_at(index, buf, at) };
+    let from = usize::try_from(at).map_err(|_| "read past the index's end")?;
+    let bytes = map.bytes().get(from..from + buf.len()).ok_or("read past the index's end")?;
+    buf.copy_from_slice(bytes);
+    Ok(())
 }
 
 fn be32(b: &[u8]) -> u32 {
@@ -33,8 +103,11 @@ fn be32(b: &[u8]) -> u32 {
 }
 
 impl Pack {
-    /** Opens `<name>.idx` and `<name>.pack`; the index is checked for shape, not for content. */
-    pub fn open(index_path: &Path, pack_path: &Path) -> Result<Pack, String> {
+    /**
+     * Opens `<name>.idx` and `<name>.pack`; the index is checked for shape, not for content, and
+     * mapped when it is at most `map_limit` bytes.
+     */
+    pub fn open(index_path: &Path, pack_path: &Path, map_limit: u64) -> Result<Pack, String> {
         let index = File::open(index_path).map_err(|e| format!("{}: {e}", index_path.display()))?;
         let data = File::open(pack_path).map_err(|e| format!("{}: {e}", pack_path.display()))?;
         let index_size = index.metadata().map_err(|e| e.to_string())?.len();
@@ -58,6 +131,7 @@ impl Pack {
         if rest % 8 != 0 || rest / 8 > count as u64 {
             return Err(format!("{}: its size does not fit 20-byte ids (a SHA-256 index?)", index_path.display()));
         }
+        let index_map = if index_size <= map_limit { Mapping::of(&index, index_size) } else { None };
         let mut sample = Vec::with_capacity(count / SAMPLE_EVERY + 1);
         // The id table read in pieces of a megabyte: a sequential pass, once.
         let chunk_ids = (1 << 20) / 20 / SAMPLE_EVERY * SAMPLE_EVERY;
@@ -65,7 +139,7 @@ impl Pack {
         let mut first = 0;
         while first < count {
             let n = chunk_ids.min(count - first);
-            read_exact_at(&index, &mut buf[..n * 20], ids_at + first as u64 * 20)?;
+            read_index_at(&index, index_map.as_ref(), &mut buf[..n * 20], ids_at + first as u64 * 20)?;
             let mut i = 0;
             while i < n {
                 let id = &buf[i * 20..i * 20 + 8];
@@ -74,6 +148,7 @@ impl Pack {
             }
             first += n;
         }
+        let top = sample.iter().step_by(TOP_EVERY).copied().collect();
         Ok(Pack {
             data,
             data_size,
@@ -81,12 +156,18 @@ impl Pack {
             index_path: index_path.to_path_buf(),
             index,
             index_size,
+            index_map,
             count,
             ids_at,
             offsets_at,
             large_offsets_at,
             sample,
+            top,
         })
+    }
+
+    fn read_index(&self, buf: &mut [u8], at: u64) -> Result<(), String> {
+        read_index_at(&self.index, self.index_map.as_ref(), buf, at)
     }
 
     /** How many objects the pack holds (its index says; git checks the pack's header says the same). */
@@ -102,8 +183,12 @@ impl Pack {
         let key = u64::from_be_bytes(id[0..8].try_into().unwrap());
         // Ids before sample i's are below it; those from sample j's on are at or above it. So the
         // id, if here, lies after the last sample below the key and before the first above it.
-        let below = self.sample.partition_point(|&s| s < key); // samples [0, below) are < key
-        let not_above = self.sample.partition_point(|&s| s <= key); // samples [not_above, ..) are > key
+        let below = self.samples_below(key); // samples [0, below) are < key
+        // Samples [not_above, ..) are > key: most often `below` itself (no sample equals the key).
+        let not_above = match self.sample.get(below) {
+            Some(&s) if s <= key => below + self.sample[below..].partition_point(|&s| s <= key),
+            _ => below,
+        };
         let lo = if below == 0 { 0 } else { (below - 1) * SAMPLE_EVERY + 1 };
         let hi = (not_above * SAMPLE_EVERY).min(self.count);
         if lo >= hi {
@@ -112,13 +197,23 @@ impl Pack {
         self.search(id, lo, hi)
     }
 
+    /** How many samples are below `key`: found in `top`, then among the TOP_EVERY samples it points to. */
+    fn samples_below(&self, key: u64) -> usize {
+        // top[..t] are below the key: so is every sample up to (t - 1) * TOP_EVERY, and none from
+        // t * TOP_EVERY on (that one is top[t]).
+        let t = self.top.partition_point(|&s| s < key);
+        let from = t.saturating_sub(1) * TOP_EVERY;
+        let to = (t * TOP_EVERY).min(self.sample.len());
+        from + self.sample[from..to].partition_point(|&s| s < key)
+    }
+
     /** Finds `id` among the ids at [lo, hi), reading them (in one read when few). */
     fn search(&self, id: &[u8; 20], mut lo: usize, mut hi: usize) -> Result<Option<usize>, String> {
         let mut one = [0u8; 20];
         // Only many ids sharing their first eight bytes make the window wide: halve it first.
         while hi - lo > 64 {
             let mid = lo + (hi - lo) / 2;
-            read_exact_at(&self.index, &mut one, self.ids_at + mid as u64 * 20)?;
+            self.read_index(&mut one, self.ids_at + mid as u64 * 20)?;
             match one.as_slice().cmp(id.as_slice()) {
                 std::cmp::Ordering::Equal => return Ok(Some(mid)),
                 std::cmp::Ordering::Less => lo = mid + 1,
@@ -127,7 +222,7 @@ impl Pack {
         }
         let mut window = [0u8; 64 * 20];
         let bytes = &mut window[..(hi - lo) * 20];
-        read_exact_at(&self.index, bytes, self.ids_at + lo as u64 * 20)?;
+        self.read_index(bytes, self.ids_at + lo as u64 * 20)?;
         let found = bytes.chunks_exact(20).position(|candidate| candidate == id.as_slice());
         Ok(found.map(|i| lo + i))
     }
@@ -135,27 +230,27 @@ impl Pack {
     /** The CRC-32 the index keeps of the `k`-th object's bytes in the pack. */
     pub fn crc_of(&self, k: usize) -> Result<u32, String> {
         let mut four = [0u8; 4];
-        read_exact_at(&self.index, &mut four, self.ids_at + self.count as u64 * 20 + k as u64 * 4)?;
+        self.read_index(&mut four, self.ids_at + self.count as u64 * 20 + k as u64 * 4)?;
         Ok(be32(&four))
     }
 
     /** The pack's own checksum, as its index repeats it (git checks the two are the same). */
     pub fn checksum(&self) -> Result<[u8; 20], String> {
         let mut sum = [0u8; 20];
-        read_exact_at(&self.index, &mut sum, self.index_size - 40)?;
+        self.read_index(&mut sum, self.index_size - 40)?;
         Ok(sum)
     }
 
     /** Where the `k`-th object starts in the pack. */
     pub fn offset_of(&self, k: usize) -> Result<u64, String> {
         let mut four = [0u8; 4];
-        read_exact_at(&self.index, &mut four, self.offsets_at + k as u64 * 4)?;
+        self.read_index(&mut four, self.offsets_at + k as u64 * 4)?;
         let value = be32(&four);
         if value & 0x8000_0000 == 0 {
             return Ok(value as u64);
         }
         let mut eight = [0u8; 8];
-        read_exact_at(&self.index, &mut eight, self.large_offsets_at + (value & 0x7fff_ffff) as u64 * 8)?;
+        self.read_index(&mut eight, self.large_offsets_at + (value & 0x7fff_ffff) as u64 * 8)?;
         Ok(u64::from_be_bytes(eight))
     }
 }

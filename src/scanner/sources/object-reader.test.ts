@@ -382,6 +382,28 @@ interface Check {
  * the ones in `leftToGit` and objects larger than maxObjectSize or than the buffer holds (6 bytes of
  * header and the content), which are left to git. Returns the ids and the first answer for each.
  */
+/**
+ * The two ways a pack index is read (pack.rs): mapped (any index up to 48 MB, so every fixture's by
+ * default), and by positioned reads (larger ones; SVC_PACK_INDEX_MAP_LIMIT=0 reads every one so).
+ */
+const INDEX_READINGS: [label: string, mapLimit: string | undefined][] = [
+  ['index mapped', undefined],
+  ['index read', '0'],
+];
+
+/** Opens the fixture's database with SVC_PACK_INDEX_MAP_LIMIT set as given (read at open only). */
+function openWithIndexMapLimit(fixture: Fixture, mapLimit: string | undefined): ObjectDatabase {
+  const before = process.env.SVC_PACK_INDEX_MAP_LIMIT;
+  if (mapLimit === undefined) delete process.env.SVC_PACK_INDEX_MAP_LIMIT;
+  else process.env.SVC_PACK_INDEX_MAP_LIMIT = mapLimit;
+  try {
+    return reader().open(fixture.objects, fixture.alternates ?? []);
+  } finally {
+    if (before === undefined) delete process.env.SVC_PACK_INDEX_MAP_LIMIT;
+    else process.env.SVC_PACK_INDEX_MAP_LIMIT = before;
+  }
+}
+
 async function checkAgainstGit(fixture: Fixture, check: Check = {}) {
   const ids = check.ids ?? allObjectIds(fixture.repo, fixture.env);
   expect(ids.length).toBeGreaterThan(0);
@@ -409,23 +431,25 @@ async function checkAgainstGit(fixture: Fixture, check: Check = {}) {
     ['one id alone', [ids[Math.floor(ids.length / 2)]!], OUT_SIZE],
     ['every id twice, reversed, 64 KiB buffer', reversed.flatMap((id) => [id, id]), SMALL_OUT],
   ];
-  const db = reader().open(fixture.objects, fixture.alternates ?? []);
   const got = new Map<string, Answer>();
   const problems: string[] = [];
-  try {
-    for (const [label, passIds, outSize] of passes.filter(([, p]) => p.length > 0)) {
-      const calls: number[] = [];
-      const answers = await readAll(db, passIds, max, outSize, calls);
-      answers.forEach((answer, i) => {
-        const id = passIds[i]!;
-        if (!got.has(id)) got.set(id, answer);
-        const problem = difference(answer, want(id, outSize));
-        if (problem !== undefined)
-          problems.push(`${label} (${calls.length} calls), #${i}: ${id}: ${problem}`);
-      });
+  for (const [indexes, mapLimit] of INDEX_READINGS) {
+    const db = openWithIndexMapLimit(fixture, mapLimit);
+    try {
+      for (const [label, passIds, outSize] of passes.filter(([, p]) => p.length > 0)) {
+        const calls: number[] = [];
+        const answers = await readAll(db, passIds, max, outSize, calls);
+        answers.forEach((answer, i) => {
+          const id = passIds[i]!;
+          if (!got.has(id)) got.set(id, answer);
+          const problem = difference(answer, want(id, outSize));
+          if (problem !== undefined)
+            problems.push(`${indexes}, ${label} (${calls.length} calls), #${i}: ${id}: ${problem}`);
+        });
+      }
+    } finally {
+      reader().close(db);
     }
-  } finally {
-    reader().close(db);
   }
   if (problems.length > 0) {
     // Where the first few are stored, so a failure says which pack layout it comes from.
@@ -733,6 +757,29 @@ describe.skipIf(skip)('the native object reader answers as git cat-file --batch 
     for (let i = 0; i < count; i++) if (bytes.readUInt32BE(small + 4 * i) & 0x80000000) large++;
     expect(large).toBeGreaterThan(count / 2);
     await checkAgainstGit({ repo: dir, objects });
+  });
+
+  it('4d. a pack of 6,000 blobs: each found, and each id with its last bit flipped missing (both levels of the index sample)', async () => {
+    // 6,000 ids make 375 samples in 6 groups of 64 (pack.rs's TOP_EVERY): a lookup searches the
+    // groups' first samples, then one group; every 16th id is itself a sample.
+    const dir = scratch('many-objects');
+    git(dir, ['init', '-q', '--bare']);
+    const blobs = Array.from({ length: 6000 }, (_, i) => `blob ${i}\n`);
+    git(dir, ['fast-import', '--quiet'], {
+      input: blobs.map((content) => `blob\ndata ${Buffer.byteLength(content)}\n${content}\n`).join(''),
+    });
+    const objects = join(dir, 'objects');
+    expect(indexesIn(objects)).toHaveLength(1);
+    expect(looseIds(objects)).toEqual([]);
+    const real = allObjectIds(dir);
+    expect(real).toHaveLength(6000);
+    const flipped = real.map((id) => id.slice(0, 39) + (Number.parseInt(id.slice(39), 16) ^ 1).toString(16));
+    const absent = new Set(flipped.filter((id) => !real.includes(id)));
+    expect(absent.size).toBeGreaterThan(5900);
+    const ids = real.flatMap((id, i) => [id, flipped[i]!]);
+    const { got } = await checkAgainstGit({ repo: dir, objects }, { ids });
+    expect(real.every((id) => got.get(id)?.status === STATUS.found)).toBe(true);
+    expect([...absent].every((id) => got.get(id)?.status === STATUS.missing)).toBe(true);
   });
 
   it('5. alternates: a shared clone with commits of its own, and a shared clone of that clone', async () => {
