@@ -782,6 +782,27 @@ describe.skipIf(skip)('the native object reader answers as git cat-file --batch 
     expect([...absent].every((id) => got.get(id)?.status === STATUS.missing)).toBe(true);
   });
 
+  it('4e. maps a pack index once however many databases are open on it, and unmaps it with the last', () => {
+    const repo = deltaHistory();
+    const objects = objectsOf(repo);
+    const [index] = indexesIn(objects);
+    const mappings = () =>
+      readFileSync('/proc/self/maps', 'utf8')
+        .split('\n')
+        .filter((line) => line.endsWith(index!)).length;
+    expect(mappings()).toBe(0);
+    const first = openWithIndexMapLimit({ repo: repo.dir, objects }, undefined);
+    const second = openWithIndexMapLimit({ repo: repo.dir, objects }, undefined);
+    expect(mappings()).toBe(1);
+    reader().close(first);
+    expect(mappings()).toBe(1);
+    reader().close(second);
+    expect(mappings()).toBe(0);
+    const unmapped = openWithIndexMapLimit({ repo: repo.dir, objects }, '0');
+    expect(mappings()).toBe(0);
+    reader().close(unmapped);
+  });
+
   it('5. alternates: a shared clone with commits of its own, and a shared clone of that clone', async () => {
     const base = deltaHistory();
     const { first, second } = sharedClones();
