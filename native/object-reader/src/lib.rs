@@ -50,8 +50,8 @@ extern "C" {
     fn malloc_trim(pad: usize) -> i32;
     /** glibc's: sets one of the allocator's parameters (M_MMAP_THRESHOLD, M_ARENA_MAX). */
     fn mallopt(param: i32, value: i32) -> i32;
-
-
+    /** libc's: a system setting (the page size). */
+    fn sysconf(name: i32) -> i64;
 }
 
 /** What a JavaScript `database` value holds: the database until it is closed. */
@@ -158,6 +158,9 @@ extern "C" fn release_free_memory(env: napi_env, _info: napi_callback_info) -> n
     undefined(env)
 }
 
+/** sysconf's name for the page size (unistd.h). */
+const SC_PAGESIZE: i32 = 30;
+
 /** glibc's mallopt parameters (malloc.h). */
 const M_MMAP_THRESHOLD: i32 = -3;
 const M_ARENA_MAX: i32 = -8;
@@ -200,20 +203,35 @@ extern "C" fn read(env: napi_env, info: napi_callback_info) -> napi_value {
 }
 
 /**
- * Gives the allocator's free memory back to the system every so many calls. The delta chains
- * rebuilt and the caches' turnover leave free chunks all over glibc's arenas: on git/git 48 MB free
- * against 36 MB in use by the listing's end, all of it resident.
+ * Gives the allocator's free memory back to the system when the process's resident memory has grown
+ * TRIM_AFTER_GROWTH past its lowest since the last time. The delta chains rebuilt and the caches'
+ * turnover leave free chunks all over glibc's arena: on git/git 48 MB free against 36 MB in use by
+ * the listing's end, all of it resident. Trimming every 32nd call instead spent much of the scan's
+ * system time faulting the pages it gave back in again, zeroed: git/git 12.9 s of system time and
+ * 40.0 s, now 9.2 s and 36.7 s, the process's peak 241 MB against 235 (eslint 1.81 s to 1.51 s of
+ * system time; rails the same).
  */
 pub fn trim_now_and_then() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
-    if CALLS.fetch_add(1, Ordering::Relaxed) % TRIM_EVERY == TRIM_EVERY - 1 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LOWEST: AtomicU64 = AtomicU64::new(u64::MAX);
+    let Some(resident) = resident_bytes() else { return };
+    let lowest = LOWEST.fetch_min(resident, Ordering::Relaxed).min(resident);
+    if resident > lowest.saturating_add(TRIM_AFTER_GROWTH) {
         unsafe { malloc_trim(0) };
+        LOWEST.store(resident_bytes().unwrap_or(resident), Ordering::Relaxed);
     }
 }
 
-/** Calls (reads and listings) between two trims. */
-const TRIM_EVERY: usize = 32;
+/** How far resident memory may grow between two trims. */
+const TRIM_AFTER_GROWTH: u64 = 32 << 20;
+
+/** This process's resident memory (`/proc/self/statm`'s second field, in pages). */
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split(' ').nth(1)?.parse().ok()?;
+    let page_size = unsafe { sysconf(SC_PAGESIZE) };
+    Some(pages * u64::try_from(page_size).ok()?)
+}
 
 fn read_all(odb: &Odb, ids: &[u8], max_size: u64, out: &mut [u8]) -> Result<usize, String> {
     let mut scratch = Scratch::of_this_thread()?;
