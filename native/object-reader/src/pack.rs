@@ -41,7 +41,7 @@ struct Mapping {
     len: usize,
 }
 
-// The mapping is read-only and lives as long as its Pack: any thread may read it.
+// The mapping is read-only and lives as long as the last Pack holding it: any thread may read it.
 unsafe impl Send for Mapping {}
 unsafe impl Sync for Mapping {}
 
