@@ -127,9 +127,11 @@ export class BlobTable {
    * Calls `decide` with each recorded commit, in the order recorded, and what git's diff of it may
    * do (verdictOf). Once every blob is gated.
    */
-  decideCommits(decide: (commit: number, verdict: CommitVerdict) => void): void {
+  decideCommits(decide: (commit: number, verdict: CommitVerdict, pathsToDiff: () => number[]) => void): void {
     this.log.readAll((numbers, from, to) => {
-      decide(numbers[from]!, this.verdictOf(numbers, from + 1, to));
+      decide(numbers[from]!, this.verdictOf(numbers, from + 1, to), () =>
+        this.pathsToDiff(numbers, from + 1, to),
+      );
     });
   }
 
@@ -157,17 +159,43 @@ export class BlobTable {
         return CommitVerdict.NamesMissingBlob;
       }
       if (added === -1) continue;
-      const state = this.state[added];
-      if (state === BlobState.Missing) return CommitVerdict.NamesMissingBlob;
-      // The versions git diffs the new blob against are the ones stored as is.
-      if (
-        (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) ||
-        (state === BlobState.CleanAgainstPair && !stored.includes(this.pairedWith[added]!))
-      ) {
-        verdict = CommitVerdict.MayAddDetectionLine;
-      }
+      if (this.state[added] === BlobState.Missing) return CommitVerdict.NamesMissingBlob;
+      if (this.mayAddDetectionLine(added, stored)) verdict = CommitVerdict.MayAddDetectionLine;
     }
     return verdict;
+  }
+
+  /**
+   * Whether git's diff of new blob `added` against the versions `stored` (a record's, as stored)
+   * may call a detection line added. The versions git diffs it against are the ones stored as is.
+   */
+  private mayAddDetectionLine(added: number, stored: Int32Array): boolean {
+    const state = this.state[added];
+    return (
+      (state !== BlobState.Clean && state !== BlobState.CleanAgainstPair) ||
+      (state === BlobState.CleanAgainstPair && !stored.includes(this.pairedWith[added]!))
+    );
+  }
+
+  /**
+   * The paths (by number) git's diff of a commit that is not a merge needs to see to call the same
+   * lines added as its whole diff does: every path but the files changed in place whose new version
+   * provably adds no detection line. Rename detection (-M; neither -C nor -B) pairs only added files
+   * with deleted ones, so with every added and deleted path kept it finds the same renames, and past
+   * its limit gives up the same way; a file changed in place is diffed on its own. A file that
+   * becomes a symlink or back (stored negated: git shows a deletion and an addition) is kept too.
+   */
+  private pathsToDiff(entries: Int32Array, from: number, end: number): number[] {
+    const paths: number[] = [];
+    for (let i = from; i < end; ) {
+      const added = entries[i + 1]!;
+      const oldCount = entries[i + 2]!;
+      const stored = entries.subarray(i + 3, i + 3 + oldCount);
+      const inPlace = added !== -1 && oldCount > 0 && stored.every((o) => o >= 0);
+      if (!inPlace || this.mayAddDetectionLine(added, stored)) paths.push(entries[i]!);
+      i += 3 + oldCount;
+    }
+    return paths;
   }
 
   /**

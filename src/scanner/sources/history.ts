@@ -38,25 +38,48 @@ export const LOG_ARGS = [
   'core.packedGitWindowSize=16m',
   '-c',
   'core.packedGitLimit=32m',
-  '-c',
-  'core.deltaBaseCacheLimit=16m',
-  '-c',
-  'log.showRoot=true',
-  '-c',
-  'log.showSignature=false',
-  '-c',
-  'diff.renames=true',
-  'log',
-  '--no-walk=unsorted',
-  COMMIT_FORMAT,
-  '--encoding=UTF-8',
-  '--cc',
-  '--no-notes',
-  // Whole ids on `index` lines (the parser skips them): shortening an id searches every pack's index
-  // around it, the repository's whole ones too where the diff pass gives git its own (diff-index.ts).
-  '--full-index',
-  ...PATCH_OPTIONS,
+  ...logArgsAfterPackWindows(),
 ];
+
+/**
+ * The pack windows of a `git log` that reads one commit (scanAlone, and the retries of a run that
+ * failed): 64 MB within 256 MB. Most such commits are merges git fails on, after its rename
+ * detection has read hundreds of blobs from all over the pack: in windows of 16 MB within 32 MB it
+ * unmapped and mapped one 1,200 times for one of rails' merges. rails' 52 lone commits, one after
+ * another: 5.3 s, now 3.7 s (128 MB or 1 GB windows 3.4 s); each git's peak 55 MB, now 85 MB (a
+ * median of 36, now 48): they run after the reading, beside a scan process of about 100 MB.
+ */
+const LONE_LOG_ARGS = [
+  '--literal-pathspecs',
+  '-c',
+  'core.packedGitWindowSize=64m',
+  '-c',
+  'core.packedGitLimit=256m',
+  ...logArgsAfterPackWindows(),
+];
+
+function logArgsAfterPackWindows(): string[] {
+  return [
+    '-c',
+    'core.deltaBaseCacheLimit=16m',
+    '-c',
+    'log.showRoot=true',
+    '-c',
+    'log.showSignature=false',
+    '-c',
+    'diff.renames=true',
+    'log',
+    '--no-walk=unsorted',
+    COMMIT_FORMAT,
+    '--encoding=UTF-8',
+    '--cc',
+    '--no-notes',
+    // Whole ids on `index` lines (the parser skips them): shortening an id searches every pack's index
+    // around it, the repository's whole ones too where the diff pass gives git its own (diff-index.ts).
+    '--full-index',
+    ...PATCH_OPTIONS,
+  ];
+}
 
 export { CommitFile, CommitList, type CommitSequence, ReversedCommits } from './commit-list.js';
 
@@ -92,7 +115,9 @@ export interface HistoryScanOptions {
  * diffs are whole. `alone`: commits git will most likely fail on (they name a missing object), each
  * read by a git of its own: in a run of many, each failure costs that run up to it and one or two
  * runs to find which commit failed (on rails, 48 such among 517 commits took the pass from 2.2 s
- * to 6.5 s).
+ * to 6.5 s). `limits`: commits whose diff may be limited to some of their paths (blob-first.ts:
+ * every path git's diff of the commit needs to give the same added lines); they are read in runs
+ * of their own, each limited to the paths its commits name, and the others whole.
  */
 export async function scanCommitsByDiff(
   options: HistoryScanOptions,
@@ -101,25 +126,37 @@ export async function scanCommitsByDiff(
   minPerProcess = MIN_COMMITS_PER_PROCESS,
   paths?: readonly string[],
   alone: readonly string[] = [],
+  limits?: ReadonlyMap<string, readonly string[]>,
 ): Promise<string[]> {
-  const parts = partition(
-    commits,
-    Math.max(1, Math.min(options.parallelism * RUNS_PER_PROCESS, Math.ceil(commits.length / minPerProcess))),
-  );
   const unreadable: string[] = [];
-  // After the commits, `--` and the paths: `git log --stdin` reads a limit there.
-  const limit =
-    paths === undefined || !paths.every(isOneInputLine)
-      ? undefined
-      : Buffer.from(`--\n${paths.map((p) => `${p}\n`).join('')}`);
   // When one part fails, the others stop too: the scan has failed.
   const running = new RunningGits();
+  const runs =
+    limits === undefined || limits.size === 0 || paths !== undefined
+      ? runsOf(commits, options.parallelism, minPerProcess, pathLimit(paths, 'utf8'))
+      : [
+          ...runsOf(
+            commits.filter((sha) => !limits.has(sha)),
+            options.parallelism,
+            minPerProcess,
+            undefined,
+          ),
+          ...limitedRuns(
+            commits.filter((sha) => limits.has(sha)),
+            limits,
+            options.parallelism,
+            minPerProcess,
+          ),
+        ];
+  const aloneLimit = pathLimit(paths, 'utf8');
   // The long runs first, then the single commits fill whichever process is free.
   const jobs = [
-    ...parts
-      .filter((part) => part.length > 0)
-      .map((part) => () => scanPart(options, part, unreadable, onCommitDone, limit, running)),
-    ...alone.map((sha) => () => scanAlone(options, sha, unreadable, onCommitDone, limit, running)),
+    ...runs.map(
+      ({ part, limit }) =>
+        () =>
+          scanPart(options, part, unreadable, onCommitDone, limit, running),
+    ),
+    ...alone.map((sha) => () => scanAlone(options, sha, unreadable, onCommitDone, aloneLimit, running)),
   ];
   let next = 0;
   const worker = async () => {
@@ -132,6 +169,79 @@ export async function scanCommitsByDiff(
     },
   );
   return unreadable;
+}
+
+/** A run of contiguous commits for one `git log`, and the paths after `--` it reads on its input. */
+interface DiffRun {
+  part: CommitList;
+  limit: Buffer | undefined;
+}
+
+/**
+ * `--` and the paths, as `git log --stdin` reads them after the commits; none when one cannot be.
+ * `encoding`: what the strings hold, git's bytes as latin1 (tree-change.ts) or text (a finding's path).
+ */
+function pathLimit(paths: Iterable<string> | undefined, encoding: 'latin1' | 'utf8'): Buffer | undefined {
+  if (paths === undefined) return undefined;
+  const list = [...paths];
+  return list.every(isOneInputLine)
+    ? Buffer.from(`--\n${list.map((p) => `${p}\n`).join('')}`, encoding)
+    : undefined;
+}
+
+function runsOf(
+  commits: CommitList,
+  parallelism: number,
+  minPerProcess: number,
+  limit: Buffer | undefined,
+): DiffRun[] {
+  return partition(commits, runCount(commits.length, parallelism, minPerProcess))
+    .filter((part) => part.length > 0)
+    .map((part) => ({ part, limit }));
+}
+
+function runCount(commits: number, parallelism: number, minPerProcess: number): number {
+  return Math.max(1, Math.min(parallelism * RUNS_PER_PROCESS, Math.ceil(commits / minPerProcess)));
+}
+
+/**
+ * More paths than this limit no run: git matches each entry its diff compares against every path of
+ * the limit. A run whose commits name more is cut short, and the next one starts.
+ */
+const MAX_RUN_PATHS = 1024;
+
+/**
+ * Runs of the limited commits (contiguous, as runsOf makes them), each limited to the union of the
+ * paths its commits name: a commit's diff limited to a superset of the paths it needs is still the
+ * same on those paths, and every commit of a run names a path it changes, so git shows each one.
+ */
+function limitedRuns(
+  commits: CommitList,
+  limits: ReadonlyMap<string, readonly string[]>,
+  parallelism: number,
+  minPerProcess: number,
+): DiffRun[] {
+  const size = Math.ceil(commits.length / runCount(commits.length, parallelism, minPerProcess));
+  const runs: DiffRun[] = [];
+  let start = 0;
+  let union = new Set<string>();
+  const close = (end: number) => {
+    if (end > start) {
+      runs.push({
+        part: new CommitList(commits.slice(start, end), commits.width),
+        limit: pathLimit(union, 'latin1'),
+      });
+    }
+    start = end;
+    union = new Set();
+  };
+  for (let i = 0; i < commits.length; i++) {
+    const paths = limits.get(commits.at(i))!;
+    if (i > start && (i - start >= size || union.size + paths.length > MAX_RUN_PATHS)) close(i);
+    for (const path of paths) union.add(path);
+  }
+  close(commits.length);
+  return runs;
 }
 
 /** The `git log` processes of one diff pass, so that a failure in one part ends the others. */
@@ -369,7 +479,7 @@ async function scanPart(
     let next = candidates[candidates.length - 1]! + 1;
     for (const index of candidates) {
       if (index >= part.length) break;
-      const single = await runLog(options, [part.at(index)], undefined, () => {}, running);
+      const single = await runLog(options, [part.at(index)], undefined, () => {}, running, LONE_LOG_ARGS);
       if (!single.ok) {
         unreadable.push(part.at(index));
         next = index + 1;
@@ -391,7 +501,7 @@ async function scanAlone(
 ): Promise<void> {
   const stdin =
     limit === undefined ? Buffer.from(`${sha}\n`) : Buffer.concat([Buffer.from(`${sha}\n`), limit]);
-  const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running);
+  const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running, LONE_LOG_ARGS);
   if (!run.ok && !running.stopped) unreadable.push(sha);
 }
 
@@ -406,6 +516,7 @@ function runLog(
   stdin: Buffer | undefined,
   onCommitDone: () => void,
   running: RunningGits,
+  logArgs = LOG_ARGS,
 ): Promise<LogRun> {
   return new Promise((resolve, reject) => {
     const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
@@ -413,7 +524,7 @@ function runLog(
     const parser = new DiffStreamParser(options.sink, prefilter, () => {
       if (parser.commitsSeen > 1) onCommitDone();
     });
-    const child = spawnGit(options.git, [...LOG_ARGS, ...revisions]);
+    const child = spawnGit(options.git, [...logArgs, ...revisions]);
     // The sink and onCommitDone run inside the parser: one that throws ends git and rejects the run.
     const end = () => child.kill('SIGKILL');
     const guard = new HandlerGuard(end);

@@ -50,7 +50,14 @@ export class PathOrderedRequests implements BlobRequester {
 
   /** The paths with these numbers (atPath). */
   pathsNumbered(numbers: ReadonlySet<number>): string[] {
-    return [...this.pathIds].filter(([, id]) => numbers.has(id)).map(([path]) => path);
+    return [...this.pathNames(numbers).values()];
+  }
+
+  /** The paths with these numbers (atPath), by number. */
+  pathNames(numbers: ReadonlySet<number>): Map<number, string> {
+    const names = new Map<number, string>();
+    for (const [path, id] of this.pathIds) if (numbers.has(id)) names.set(id, path);
+    return names;
   }
 
   request(id: string, index: number): void {
