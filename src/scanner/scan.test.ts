@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -469,5 +469,24 @@ describe('progress and stopping', () => {
     const scanning = scan(r, { signal: during.signal });
     during.abort(new Error('stopped during'));
     await expect(scanning).rejects.toThrow(/stopped during|aborted/);
+  });
+});
+
+describe('the gits a scan starts', () => {
+  it('asks git where the objects are and whether the clone is shallow once, however many parts read them', async () => {
+    const r = repo();
+    r.commitFiles({ 'a.txt': 'one\n' }, 'first');
+    r.commitFiles({ 'b.js': `const k = '${KEY}';\n` }, 'second');
+    const log = join(r.dir, '.git', 'gits.txt');
+    const binary = join(r.dir, '.git', 'git-logging');
+    writeFileSync(binary, `#!/bin/sh\necho "$*" >> "${log}"\nexec git "$@"\n`, { mode: 0o755 });
+    const result = await scanRepository({ path: r.dir, gitBinary: binary });
+    expect(result.findings.map(where)).toEqual([
+      `${result.findings[0]!.ruleId} b.js:1 @${r.head().slice(0, 7)}`,
+    ]);
+    const asked = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('--is-shallow-repository'));
+    expect(asked).toHaveLength(1);
   });
 });

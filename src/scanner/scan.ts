@@ -9,6 +9,7 @@ import { scanCommitsBlobFirst } from './sources/blob-first.js';
 import type { GitRunner } from './sources/git.js';
 import { type CommitList, type CommitRange, listCommits, scanCommitsByDiff } from './sources/history.js';
 import {
+  type DefaultBranch,
   isShallow,
   openRepository,
   readIgnoreList,
@@ -72,22 +73,33 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
   if (options.commits !== undefined && options.cache !== undefined) {
     throw new ScanError('usage', 'a range of commits and a cache file cannot be combined');
   }
-  const branch = await resolveDefaultBranch(git, options.defaultBranch);
-  const ignoreList = await readIgnoreList(git, branch.revision);
+  // The default branch and its .svcignore are asked while the commits are listed (four gits beside
+  // the native walk, which leaves this thread idle); an error of theirs still comes first.
+  const branchAndIgnoreList = defaultBranchAndIgnoreList(git, options.defaultBranch);
+  branchAndIgnoreList.catch(() => {}); // awaited below, whatever the listing does
 
   const warn = (message: string) => options.onWarning?.(message);
-  const incremental =
-    options.cache === undefined
-      ? null
-      : await IncrementalScan.open(
-          { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
-          git,
-        );
-  const cachedListing = (await incremental?.listing(git)) ?? null;
-  const { list: commits, missing } =
-    cachedListing !== null ? { list: cachedListing, missing: [] } : await listCommits(git, options.commits);
+  let listing: { list: CommitList; missing: string[] };
+  let incremental: IncrementalScan | null;
+  try {
+    incremental =
+      options.cache === undefined
+        ? null
+        : await IncrementalScan.open(
+            { file: options.cache, scannerVersion: options.scannerVersion ?? 'unknown', warn },
+            git,
+          );
+    const cachedListing = (await incremental?.listing(git)) ?? null;
+    listing =
+      cachedListing !== null ? { list: cachedListing, missing: [] } : await listCommits(git, options.commits);
+  } catch (e) {
+    await branchAndIgnoreList;
+    throw e;
+  }
+  const { list: commits, missing } = listing;
   // A full listing's records are in a temporary file (commit-list.ts): let it go however the scan ends.
   try {
+    const { branch, ignoreList } = await branchAndIgnoreList;
     const shallow = await isShallowFor(git, commits, options.commits !== undefined);
     if (shallow) {
       options.onWarning?.(
@@ -185,6 +197,14 @@ function placesByCommit(findings: Iterable<Finding>): Map<string, FindingPlace[]
  * a shallow boundary (its parents absent, so it would read as adding every line); the rest of the
  * history is outside the range anyway.
  */
+async function defaultBranchAndIgnoreList(
+  git: GitRunner,
+  requested: string | undefined,
+): Promise<{ branch: DefaultBranch; ignoreList: Set<string> }> {
+  const branch = await resolveDefaultBranch(git, requested);
+  return { branch, ignoreList: await readIgnoreList(git, branch.revision) };
+}
+
 async function isShallowFor(git: GitRunner, commits: CommitList, ranged: boolean): Promise<boolean> {
   if (!ranged) return isShallow(git);
   const boundaries = await shallowBoundaries(git);

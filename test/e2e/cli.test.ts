@@ -64,6 +64,17 @@ describe('svc scan', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('reads the configuration only to check credentials: a bad provider address fails a checking scan at once', () => {
+    const bad = { SVC_CODEHOST_API_URL: 'not a url' };
+    const unchecked = svc(['scan', repo.dir, '--no-verify', '--format', 'json'], { env: bad });
+    expect(unchecked.code, unchecked.stderr).toBe(1);
+    expect(JSON.parse(unchecked.stdout)).toMatchObject({ commitsScanned: 2, passed: false });
+    const checked = svc(['scan', repo.dir, '--format', 'json'], { env: bad });
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toBe('');
+    expect(checked.stderr).toMatch(/SVC_CODEHOST_API_URL/);
+  });
+
   it('writes each format to --output, and JSON has the documented shape', () => {
     for (const format of ['text', 'json', 'sarif', 'markdown']) {
       const file = join(out, `report.${format}`);

@@ -66,6 +66,11 @@ export interface GitRunner {
   options?: readonly string[];
   /** Environment for git beyond the scan's own settings (GIT_OBJECT_DIRECTORY: diff-index.ts). */
   env?: Readonly<Record<string, string>>;
+  /**
+   * The scan's answers to questions asked of git more than once (runGitOnce), shared by every copy
+   * of the runner a scan makes: a scan is one repository, and what they ask does not change in it.
+   */
+  answers?: Map<string, Promise<GitResult>>;
 }
 
 export interface GitResult {
@@ -155,6 +160,23 @@ export function runGit(git: GitRunner, args: readonly string[], input?: Buffer |
     child.stdin.on('error', () => {}); // git may exit before reading all input; its exit code tells.
     child.stdin.end(input);
   });
+}
+
+/**
+ * runGit, asked once a scan (GitRunner.answers): a later call with the same arguments and
+ * environment gets the first one's answer. For questions whose answer the scan does not change (its
+ * object directory, whether it is shallow): each git costs its fork from the scan's process, 10-25 ms
+ * of its main thread on a large heap.
+ */
+export function runGitOnce(git: GitRunner, args: readonly string[]): Promise<GitResult> {
+  if (git.answers === undefined) return runGit(git, args);
+  const key = JSON.stringify([git.binary, git.repo, git.options ?? [], git.env ?? {}, args]);
+  let answer = git.answers.get(key);
+  if (answer === undefined) {
+    answer = runGit(git, args);
+    git.answers.set(key, answer);
+  }
+  return answer;
 }
 
 /**

@@ -2,13 +2,14 @@ import { readFile, stat } from 'node:fs/promises';
 import { ScanError } from '../errors.js';
 import { parseIgnoreFile } from '../ignore.js';
 import { firstLine, type GitRunner, runGit } from './git.js';
+import { repositoryLayout } from './object-database.js';
 
 /** Checks that `path` exists and is a git repository (work tree or bare); one clear error if not. */
 export async function openRepository(path: string, binary: string, signal?: AbortSignal): Promise<GitRunner> {
   const info = await stat(path).catch(() => null);
   if (info === null) throw new ScanError('usage', `path does not exist: ${path}`);
   if (!info.isDirectory()) throw new ScanError('usage', `not a directory: ${path}`);
-  const git: GitRunner = { binary, repo: path, signal };
+  const git: GitRunner = { binary, repo: path, signal, answers: new Map() };
   const check = await runGit(git, ['rev-parse', '--git-dir']);
   if (check.code !== 0) {
     const message = firstLine(check.stderr);
@@ -21,6 +22,8 @@ export async function openRepository(path: string, binary: string, signal?: Abor
 }
 
 export async function isShallow(git: GitRunner): Promise<boolean> {
+  const layout = await repositoryLayout(git);
+  if (layout !== null) return layout.shallow;
   const result = await runGit(git, ['rev-parse', '--is-shallow-repository']);
   return result.stdout.toString('utf8').trim() === 'true';
 }
