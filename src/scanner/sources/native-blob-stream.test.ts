@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { liveChildren } from '../../../test/helpers/child-processes.js';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
 import { type BlobSink, BlobStream } from './blob-stream.js';
 import { NativeBlobStream, openBlobReader } from './native-blob-stream.js';
+import { loadObjectReader } from './native-module.js';
 
 const { skip: unavailable } = objectReaderForTests('native-blob-stream.test.ts');
 
@@ -88,6 +89,43 @@ describe.skipIf(unavailable)('NativeBlobStream', () => {
     expect(native.seen).toContain('missing 1');
     expect(native.seen).toContain('start 2 5000000');
     expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
+  });
+
+  it('reads the rest of a batch whose buffer filled while it delivers what the buffer holds', async () => {
+    const reader = loadObjectReader()!;
+    const events: string[] = [];
+    const read = reader.read.bind(reader);
+    const spy = vi.spyOn(reader, 'read').mockImplementation((db, batchIds, max, out, done) => {
+      events.push(`read ${batchIds.length / 20}`);
+      read(db, batchIds, max, out, (error, used) => {
+        events.push('answered');
+        done(error, used);
+      });
+    });
+    try {
+      const { sink, seen } = recordingSink();
+      const stream = (await NativeBlobStream.open(git(), {
+        ...sink,
+        start: (i, size) => {
+          events.push('delivered');
+          sink.start(i, size);
+        },
+      }))!;
+      for (let k = 0; k < 24; k++) stream.request(ids[`mid-${k}.bin`]!, k);
+      stream.send();
+      await stream.finish();
+      expect(
+        seen.filter((line) => line.startsWith('start')).map((line) => Number(line.split(' ')[1])),
+      ).toEqual(Array.from({ length: 24 }, (_, k) => k));
+      // One read of the 24 (400 KB each), its 2 MB buffer full after a few: the next read, of the
+      // rest, starts before the first answer is delivered.
+      const first = events.indexOf('answered');
+      expect(events.slice(0, first)).toEqual(['read 24']);
+      expect(events[first + 1]).toMatch(/^read (1[0-9]|2[0-3])$/);
+      expect(events[first + 2]).toBe('delivered');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('tells whoever waits when few enough answers are pending', async () => {
