@@ -33,10 +33,11 @@ async function bothWays(path: string): Promise<{ blobFirst: ScanResult; diff: Sc
  * input (before any `--`). The scan uses it as its git binary.
  */
 /**
- * One `git log` run: its exit code, how many commits it was given, whether it was a lone commit's
- * (its pack windows: history.ts LONE_LOG_ARGS), and whether its diffs were limited to paths.
+ * One `git log` run: its exit code, how many commits it was given, whether it mapped its pack in
+ * wide windows (a lone commit's or a run read whole: history.ts WIDE_WINDOW_LOG_ARGS), and whether
+ * its diffs were limited to paths.
  */
-type LogRun = [code: number, commits: number, lone: number, limited: number];
+type LogRun = [code: number, commits: number, wide: number, limited: number];
 
 function recordingGit(dir: string, option: string): { binary: string; runs(): LogRun[] } {
   const log = join(dir, `runs${option}.txt`);
@@ -48,8 +49,8 @@ function recordingGit(dir: string, option: string): { binary: string; runs(): Lo
       '#!/bin/sh',
       'case " $* " in',
       `  *" ${option} "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
-      `    lone=0; case " $* " in *" core.packedGitWindowSize=64m "*) lone=1 ;; esac`,
-      `    echo "$code $(sed '/^--$/q' "$input" | grep -c '^[0-9a-f]') $lone $(grep -c '^--$' "$input")" >> "${log}"`,
+      `    wide=0; case " $* " in *" core.packedGitWindowSize=64m "*) wide=1 ;; esac`,
+      `    echo "$code $(sed '/^--$/q' "$input" | grep -c '^[0-9a-f]') $wide $(grep -c '^--$' "$input")" >> "${log}"`,
       `    rm -f "$input"; exit $code ;;`,
       'esac',
       `exec "${realGit}" "$@"`,
@@ -152,34 +153,51 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
     });
   });
 
-  it('diffs a merge whose missing blob git does not read (a file changed in place) with the others', async () => {
+  it('diffs the merges whose missing blob git does not read (a file changed in place) together', async () => {
     const history = new TestRepo();
     try {
-      history.commitFiles({ 'f.txt': 'version one\n'.repeat(20), 'g.txt': 'g\n' }, 'start');
-      history.git('checkout', '-q', '-b', 'topic');
-      history.commitFiles({ 'f.txt': 'version two\n'.repeat(20) }, 'topic changes f');
+      const version = (name: string) => `version ${name}\n`.repeat(20);
+      history.commitFiles({ 'f.txt': version('one'), 'h.txt': version('one'), 'g.txt': 'g\n' }, 'start');
+      for (const file of ['f', 'h']) history.git('branch', `topic-${file}`);
+      history.git('checkout', '-q', 'topic-f');
+      history.commitFiles({ 'f.txt': version('two') }, 'topic changes f');
+      history.git('checkout', '-q', 'topic-h');
+      history.commitFiles({ 'h.txt': version('two') }, 'topic changes h');
       history.git('checkout', '-q', 'main');
-      history.commitFiles({ 'g.txt': 'g changed\n' }, 'main changes g');
-      // Takes topic's f.txt: against main, f.txt changed in place from the version that goes missing.
-      history.git('merge', '-q', '--no-ff', '--no-edit', 'topic');
-      const merge = history.head();
+      const merges: string[] = [];
+      for (const file of ['f', 'h']) {
+        history.commitFiles({ 'g.txt': `g changed before ${file}\n` }, `main changes g before ${file}`);
+        // Takes the topic's version: against main, the file changed in place from the one that goes missing.
+        history.git('merge', '-q', '--no-ff', '--no-edit', `topic-${file}`);
+        merges.push(history.head());
+      }
       history.commitFiles({ 'config.js': `const token = "${fakeCodehostToken()}";\n` }, 'a secret');
-      await withDamagedMirror(history, ['main~3:f.txt'], async (dir) => {
+      const start = history.git('rev-list', '--max-parents=0', 'HEAD').trim();
+      await withDamagedMirror(history, [`${start}:f.txt`, `${start}:h.txt`], async (dir) => {
         const git = recordingGit(dir, '-p');
         const blobFirst = await scanRepository({ path: dir, method: 'blob-first', gitBinary: git.binary });
         const diff = await scanRepository({ path: dir, method: 'diff' });
         expect(report(blobFirst)).toBe(report(diff));
-        // The root and topic's commit are unreadable, each read alone; the merge is not, and git read
-        // it in a run (of its own: a merge's diff is never limited), the secret's commit in a run
-        // limited to its paths.
-        expect(diff.unreadableCommits).toHaveLength(2);
-        expect(diff.unreadableCommits).not.toContain(merge);
+        // The start and the topics' commits are unreadable, each read alone; the merges are not, and
+        // git read them in one run (whole: a merge's diff is never limited), the secret's commit in a
+        // run limited to its paths.
+        expect(diff.unreadableCommits).toHaveLength(3);
+        for (const merge of merges) expect(diff.unreadableCommits).not.toContain(merge);
         const runs = git.runs();
-        expect(runs.filter(([code, , lone]) => code !== 0 && lone === 1)).toHaveLength(2);
-        expect(runs.filter(([code, , lone]) => code === 0 && lone === 1)).toEqual([]);
+        expect(runs.filter(([code]) => code !== 0).map(([, commits, wide]) => [commits, wide])).toEqual([
+          [1, 1],
+          [1, 1],
+          [1, 1],
+        ]);
         expect(
-          runs.filter(([code, , lone]) => code === 0 && lone === 0).map(([, , , limited]) => limited),
-        ).toEqual(expect.arrayContaining([0, 1]));
+          runs
+            .filter(([code]) => code === 0)
+            .map(([, commits, wide, limited]) => [commits, wide, limited])
+            .sort(),
+        ).toEqual([
+          [1, 0, 1],
+          [2, 1, 0],
+        ]);
       });
     } finally {
       history.cleanup();

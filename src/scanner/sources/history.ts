@@ -42,14 +42,17 @@ export const LOG_ARGS = [
 ];
 
 /**
- * The pack windows of a `git log` that reads one commit (scanAlone, and the retries of a run that
- * failed): 64 MB within 256 MB. Most such commits are merges git fails on, after its rename
- * detection has read hundreds of blobs from all over the pack: in windows of 16 MB within 32 MB it
- * unmapped and mapped one 1,200 times for one of rails' merges. rails' 52 lone commits, one after
- * another: 5.3 s, now 3.7 s (128 MB or 1 GB windows 3.4 s); each git's peak 55 MB, now 85 MB (a
- * median of 36, now 48): they run after the reading, beside a scan process of about 100 MB.
+ * The pack windows of a `git log` that reads a few commits with much to read each: one commit alone
+ * (scanAlone, and the retries of a run that failed), and the blob-first pass's runs of merges and
+ * commits read whole. 64 MB within 256 MB. Most such commits are merges, whose rename detection
+ * reads hundreds of blobs from all over the pack: in windows of 16 MB within 32 MB git unmapped and
+ * mapped one 1,200 times for one of rails' merges. rails' 52 lone commits, one after another: 5.3 s,
+ * now 3.7 s (128 MB or 1 GB windows 3.4 s), each git's peak 55 MB, now 85 MB (a median of 36, now
+ * 48); its 61 merges and large commits read whole, 4.0 s, now 2.0 s, its peak 74 MB, now 107 MB.
+ * They run after the reading, beside a scan process of about 100 MB (rails' summed peak in its diff
+ * pass: 210 MiB, its reading's 231).
  */
-const LONE_LOG_ARGS = [
+const WIDE_WINDOW_LOG_ARGS = [
   '--literal-pathspecs',
   '-c',
   'core.packedGitWindowSize=64m',
@@ -135,12 +138,13 @@ export async function scanCommitsByDiff(
     limits === undefined || limits.size === 0 || paths !== undefined
       ? runsOf(commits, options.parallelism, minPerProcess, pathLimit(paths, 'utf8'))
       : [
+          // Merges and large commits: few, each with much to read.
           ...runsOf(
             commits.filter((sha) => !limits.has(sha)),
             options.parallelism,
             minPerProcess,
             undefined,
-          ),
+          ).map((run) => ({ ...run, logArgs: WIDE_WINDOW_LOG_ARGS })),
           ...limitedRuns(
             commits.filter((sha) => limits.has(sha)),
             limits,
@@ -152,9 +156,9 @@ export async function scanCommitsByDiff(
   // The long runs first, then the single commits fill whichever process is free.
   const jobs = [
     ...runs.map(
-      ({ part, limit }) =>
+      ({ part, limit, logArgs }) =>
         () =>
-          scanPart(options, part, unreadable, onCommitDone, limit, running),
+          scanPart(options, part, unreadable, onCommitDone, limit, running, logArgs),
     ),
     ...alone.map((sha) => () => scanAlone(options, sha, unreadable, onCommitDone, aloneLimit, running)),
   ];
@@ -175,6 +179,8 @@ export async function scanCommitsByDiff(
 interface DiffRun {
   part: CommitList;
   limit: Buffer | undefined;
+  /** git's options and command: LOG_ARGS unless said. */
+  logArgs?: readonly string[];
 }
 
 /**
@@ -466,11 +472,12 @@ async function scanPart(
   onCommitDone: () => void,
   limit: Buffer | undefined,
   running: RunningGits,
+  logArgs: readonly string[] = LOG_ARGS,
 ): Promise<void> {
   let start = 0;
   while (start < part.length && !running.stopped) {
     const stdin = limit === undefined ? part.from(start) : Buffer.concat([part.from(start), limit]);
-    const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running);
+    const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running, logArgs);
     if (run.ok) return;
     // git prints a commit's header only after its rename detection has read blobs, so the failing
     // commit is either the last one whose header we saw or the one after it: try each alone.
@@ -479,7 +486,14 @@ async function scanPart(
     let next = candidates[candidates.length - 1]! + 1;
     for (const index of candidates) {
       if (index >= part.length) break;
-      const single = await runLog(options, [part.at(index)], undefined, () => {}, running, LONE_LOG_ARGS);
+      const single = await runLog(
+        options,
+        [part.at(index)],
+        undefined,
+        () => {},
+        running,
+        WIDE_WINDOW_LOG_ARGS,
+      );
       if (!single.ok) {
         unreadable.push(part.at(index));
         next = index + 1;
@@ -501,7 +515,7 @@ async function scanAlone(
 ): Promise<void> {
   const stdin =
     limit === undefined ? Buffer.from(`${sha}\n`) : Buffer.concat([Buffer.from(`${sha}\n`), limit]);
-  const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running, LONE_LOG_ARGS);
+  const run = await runLog(options, ['--stdin'], stdin, onCommitDone, running, WIDE_WINDOW_LOG_ARGS);
   if (!run.ok && !running.stopped) unreadable.push(sha);
 }
 
@@ -516,7 +530,7 @@ function runLog(
   stdin: Buffer | undefined,
   onCommitDone: () => void,
   running: RunningGits,
-  logArgs = LOG_ARGS,
+  logArgs: readonly string[] = LOG_ARGS,
 ): Promise<LogRun> {
   return new Promise((resolve, reject) => {
     const prefilter = new RegExp(options.prefilter.source, options.prefilter.flags);
