@@ -40,12 +40,15 @@ export async function walkCommitsNatively(git: GitRunner, withParents = false): 
  * them), then HEAD's. Null when the repository has linked worktrees, or git could not say.
  */
 async function startingCommits(git: GitRunner): Promise<Buffer | null> {
-  const worktrees = await runGit(git, ['worktree', 'list', '--porcelain']);
+  // Three questions asked at once: each git's run overlaps the others' start.
+  const [worktrees, refs, head] = await Promise.all([
+    runGit(git, ['worktree', 'list', '--porcelain']),
+    runGit(git, ['for-each-ref', '--format=%(objectname)']),
+    runGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD']),
+  ]);
   const listed = worktrees.stdout.toString('latin1').match(/^worktree /gm)?.length ?? 0;
   if (worktrees.code !== 0 || listed > 1) return null;
-  const refs = await runGit(git, ['for-each-ref', '--format=%(objectname)']);
   if (refs.code !== 0) return null;
-  const head = await runGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD']);
   const ids = `${refs.stdout.toString('latin1')}${head.code === 0 ? head.stdout.toString('latin1') : ''}`
     .split('\n')
     .filter((id) => id !== '');
