@@ -179,8 +179,8 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
         const diff = await scanRepository({ path: dir, method: 'diff' });
         expect(report(blobFirst)).toBe(report(diff));
         // The start and the topics' commits are unreadable, each read alone; the merges are not, and
-        // git read them in one run (whole: a merge's diff is never limited), the secret's commit in a
-        // run limited to its paths.
+        // git read them in one run (whole, in wide pack windows), the secret's commit in a run of its
+        // own.
         expect(diff.unreadableCommits).toHaveLength(3);
         for (const merge of merges) expect(diff.unreadableCommits).not.toContain(merge);
         const runs = git.runs();
@@ -195,7 +195,7 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
             .map(([, commits, wide, limited]) => [commits, wide, limited])
             .sort(),
         ).toEqual([
-          [1, 0, 1],
+          [1, 0, 0],
           [2, 1, 0],
         ]);
       });
@@ -215,8 +215,8 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       const creds = `${lines('creds', 10)}\n${secret}\n${lines('more', 6)}\n`;
       const other = `${lines('other', 16)}\n`;
       history.commitFiles({ ...files, 'old/creds.js': creds, 'y.txt': other }, 'start');
-      // Commits that each add a secret elsewhere, enough that the diff pass reads the start and the
-      // renames in runs of their own: a run is limited to every path its commits name.
+      // Commits that each add a secret elsewhere, enough that the diff pass reads them in runs of
+      // their own (whole: they leave out no file), apart from the start's.
       for (let i = 0; i < 70; i++)
         history.commitFiles({ [`f/n${i}.js`]: `const token = "${fakeCodehostToken()}";\n` });
       // Every file changed in place (nothing to diff for the gate) and a file renamed with a small
@@ -228,6 +228,8 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       // diffs of both ways read), their names unlike (no pairing by name first): git gives up on
       // inexact renames, and shows the secret as added. Were either commit's diff limited to fewer
       // added and deleted paths, git would show another secret line added, at another place.
+      for (let i = 0; i < 30; i++)
+        history.write(`src/m${i}.js`, `${files[`src/m${i}.js`]}m${i} edited twice\n`);
       history.remove('new/creds.js').write('c/keys.js', `${creds}one more line\nand another\n`);
       history.remove('y.txt').write('z.txt', `${other}z edited\n`);
       history.commit('move again');
@@ -248,10 +250,17 @@ describe('blob-first reading gives the diff path report, byte for byte', () => {
       );
       const paths = diff.findings.map((f) => f.path).filter((path) => !path.startsWith('f/'));
       expect(paths.sort()).toEqual(['c/keys.js', 'old/creds.js']);
-      // Every commit was read in runs limited to their paths, the start apart from the renames.
-      expect(git.runs().map(([code, , lone, limited]) => [code, lone, limited])).toEqual([
-        [0, 0, 1],
-        [0, 0, 1],
+      // The two commits that change every file were read in a run limited to their paths; the rest
+      // (that change no file in place) whole.
+      expect(
+        git
+          .runs()
+          .map(([code, commits, wide, limited]) => [code, commits, wide, limited])
+          .sort(),
+      ).toEqual([
+        [0, 2, 0, 1],
+        [0, 35, 0, 0],
+        [0, 36, 0, 0],
       ]);
     } finally {
       history.cleanup();

@@ -6,6 +6,7 @@ import { collectGarbageIfGrown, releaseUnusedMemory } from './free-memory.js';
 import { BOUNDED_PACK_MEMORY, type GitRunner, isOneInputLine, runGit } from './git.js';
 import {
   CommitList,
+  type DiffPlan,
   type HistoryScanOptions,
   REV_LIST_SEGMENT,
   ReversedCommits,
@@ -76,7 +77,7 @@ export async function scanCommitsBlobFirst(
   onCommitDone: () => void,
 ): Promise<string[]> {
   if (commits.length === 0) return [];
-  const { commitsToDiff, suspects, limits } = await gateCommits(options, commits, onCommitDone);
+  const { commitsToDiff, suspects, plan } = await gateCommits(options, commits, onCommitDone);
   // The gate's tables are unreachable now, and the diff pass is the scan's peak of memory (the
   // scan's own process beside two `git log -p`): what they held goes back to the system first.
   await releaseBetweenPhases(commits);
@@ -89,7 +90,7 @@ export async function scanCommitsBlobFirst(
       MIN_DIFF_COMMITS_PER_PROCESS,
       undefined,
       suspects,
-      limits,
+      plan,
     ),
   );
 }
@@ -103,17 +104,22 @@ async function releaseBetweenPhases(commits: CommitList): Promise<void> {
 interface DiffWork {
   commitsToDiff: string[];
   suspects: string[];
-  /** Commits of `commitsToDiff` whose diff may be limited, and the paths it must see (pathsToDiff). */
-  limits: Map<string, string[]>;
+  /** How git is to read `commitsToDiff`: which limited to some paths, which in wide pack windows. */
+  plan: DiffPlan;
 }
 
 /**
- * A commit's diff is limited to the paths it needs (BlobTable.pathsToDiff) when they are at most
- * this many: mostly added and deleted files then, whose diff git makes either way. On rails the
- * diff pass's 465 commits took 21 s of git's time whole, most of it in commits that change a line
- * in thousands of files (a style rule applied to the whole tree: 2,313 files and 9.6 MB of diff for
- * one commit, 0.40 s; limited to its few paths, 0.03 s).
+ * A commit's diff is limited to the paths it needs (BlobTable.pathsToDiff) when it leaves out at
+ * least MIN_LEFT_OUT files and needs at most MAX_LIMITED_PATHS. On rails the diff pass's 465
+ * commits took 21 s of git's time whole, most of it in commits that change a line in thousands of
+ * files (a style rule applied to the whole tree: 2,313 files and 9.6 MB of diff for one commit,
+ * 0.40 s; limited to its few paths, 0.03 s). A limit is not free: git matches every entry of every
+ * tree it walks against each path of it, so a commit with little to leave out is read whole (on
+ * 200,000 synthetic commits, whose diff pass is 2,000 small commits in trees of 2,000 directories,
+ * limiting them all took the scan from 13.5 to 15.8 s). Past MAX_LIMITED_PATHS its paths are mostly
+ * added and deleted files, whose diff git makes either way.
  */
+const MIN_LEFT_OUT = 16;
 const MAX_LIMITED_PATHS = 256;
 
 async function gateCommits(
@@ -163,14 +169,19 @@ async function readThroughGate(
   let cleanMergeCount = 0;
   // The paths (by number) each commit's diff may be limited to, named once all are known.
   const limitedPaths = new Map<string, number[]>();
+  const heavy = new Set<string>();
   blobs.decideCommits((place, verdict, pathsToDiff) => {
     if (verdict === CommitVerdict.MayAddDetectionLine) {
       const sha = ordered.at(place);
       commitsToDiff.push(sha);
       // A merge's combined diff is made of its diffs against each parent, which the listing (-c)
-      // does not show: merges are read whole.
-      const paths = isMerge(merges, place) ? null : pathsToDiff();
-      if (paths !== null && paths.length <= MAX_LIMITED_PATHS) limitedPaths.set(sha, paths);
+      // does not show: merges are read whole, their rename detection reading much (heavy).
+      if (isMerge(merges, place)) {
+        heavy.add(sha);
+        return;
+      }
+      const { paths, leftOut } = pathsToDiff();
+      if (leftOut >= MIN_LEFT_OUT && paths.length <= MAX_LIMITED_PATHS) limitedPaths.set(sha, paths);
       return;
     }
     if (verdict === CommitVerdict.NamesMissingBlob) {
@@ -197,8 +208,9 @@ async function readThroughGate(
     const touching = await mergesTouchingMissingBlobs(options, clean, blobs, limit);
     suspects.push(...touching.alone);
     commitsToDiff.push(...touching.withOthers);
+    for (const merge of touching.withOthers) heavy.add(merge);
   }
-  return { commitsToDiff, suspects, limits: namedLimits(limitedPaths, pathNames) };
+  return { commitsToDiff, suspects, plan: { limits: namedLimits(limitedPaths, pathNames), heavy } };
 }
 
 function isMerge(merges: Uint8Array, place: number): boolean {

@@ -24,6 +24,12 @@ export enum BlobState {
   Missing = 4,
 }
 
+/** The paths (by number) a commit's diff needs to see, and how many of its paths it does not. */
+export interface PathsToDiff {
+  paths: number[];
+  leftOut: number;
+}
+
 /** What the gate's figures say of one commit's diff (BlobTable.decideCommits). */
 export enum CommitVerdict {
   /** Provably adds no detection line: git's diff is not needed. */
@@ -127,7 +133,9 @@ export class BlobTable {
    * Calls `decide` with each recorded commit, in the order recorded, and what git's diff of it may
    * do (verdictOf). Once every blob is gated.
    */
-  decideCommits(decide: (commit: number, verdict: CommitVerdict, pathsToDiff: () => number[]) => void): void {
+  decideCommits(
+    decide: (commit: number, verdict: CommitVerdict, pathsToDiff: () => PathsToDiff) => void,
+  ): void {
     this.log.readAll((numbers, from, to) => {
       decide(numbers[from]!, this.verdictOf(numbers, from + 1, to), () =>
         this.pathsToDiff(numbers, from + 1, to),
@@ -185,17 +193,19 @@ export class BlobTable {
    * its limit gives up the same way; a file changed in place is diffed on its own. A file that
    * becomes a symlink or back (stored negated: git shows a deletion and an addition) is kept too.
    */
-  private pathsToDiff(entries: Int32Array, from: number, end: number): number[] {
+  private pathsToDiff(entries: Int32Array, from: number, end: number): PathsToDiff {
     const paths: number[] = [];
+    let leftOut = 0;
     for (let i = from; i < end; ) {
       const added = entries[i + 1]!;
       const oldCount = entries[i + 2]!;
       const stored = entries.subarray(i + 3, i + 3 + oldCount);
       const inPlace = added !== -1 && oldCount > 0 && stored.every((o) => o >= 0);
       if (!inPlace || this.mayAddDetectionLine(added, stored)) paths.push(entries[i]!);
+      else leftOut++;
       i += 3 + oldCount;
     }
-    return paths;
+    return { paths, leftOut };
   }
 
   /**

@@ -43,8 +43,8 @@ export const LOG_ARGS = [
 
 /**
  * The pack windows of a `git log` that reads a few commits with much to read each: one commit alone
- * (scanAlone, and the retries of a run that failed), and the blob-first pass's runs of merges and
- * commits read whole. 64 MB within 256 MB. Most such commits are merges, whose rename detection
+ * (scanAlone, and the retries of a run that failed), and the blob-first pass's runs of merges
+ * (DiffPlan.heavy). 64 MB within 256 MB. Most such commits are merges, whose rename detection
  * reads hundreds of blobs from all over the pack: in windows of 16 MB within 32 MB git unmapped and
  * mapped one 1,200 times for one of rails' merges. rails' 52 lone commits, one after another: 5.3 s,
  * now 3.7 s (128 MB or 1 GB windows 3.4 s), each git's peak 55 MB, now 85 MB (a median of 36, now
@@ -118,9 +118,9 @@ export interface HistoryScanOptions {
  * diffs are whole. `alone`: commits git will most likely fail on (they name a missing object), each
  * read by a git of its own: in a run of many, each failure costs that run up to it and one or two
  * runs to find which commit failed (on rails, 48 such among 517 commits took the pass from 2.2 s
- * to 6.5 s). `limits`: commits whose diff may be limited to some of their paths (blob-first.ts:
- * every path git's diff of the commit needs to give the same added lines); they are read in runs
- * of their own, each limited to the paths its commits name, and the others whole.
+ * to 6.5 s). `plan`: how to read the commits (blob-first.ts): the limited ones in runs of their own,
+ * each limited to the paths its commits name, the heavy ones in runs of their own in wide pack
+ * windows, the others as they are.
  */
 export async function scanCommitsByDiff(
   options: HistoryScanOptions,
@@ -129,25 +129,30 @@ export async function scanCommitsByDiff(
   minPerProcess = MIN_COMMITS_PER_PROCESS,
   paths?: readonly string[],
   alone: readonly string[] = [],
-  limits?: ReadonlyMap<string, readonly string[]>,
+  plan?: DiffPlan,
 ): Promise<string[]> {
   const unreadable: string[] = [];
   // When one part fails, the others stop too: the scan has failed.
   const running = new RunningGits();
   const runs =
-    limits === undefined || limits.size === 0 || paths !== undefined
+    plan === undefined || paths !== undefined
       ? runsOf(commits, options.parallelism, minPerProcess, pathLimit(paths, 'utf8'))
       : [
-          // Merges and large commits: few, each with much to read.
           ...runsOf(
-            commits.filter((sha) => !limits.has(sha)),
+            commits.filter((sha) => plan.heavy.has(sha)),
             options.parallelism,
             minPerProcess,
             undefined,
           ).map((run) => ({ ...run, logArgs: WIDE_WINDOW_LOG_ARGS })),
+          ...runsOf(
+            commits.filter((sha) => !plan.heavy.has(sha) && !plan.limits.has(sha)),
+            options.parallelism,
+            minPerProcess,
+            undefined,
+          ),
           ...limitedRuns(
-            commits.filter((sha) => limits.has(sha)),
-            limits,
+            commits.filter((sha) => plan.limits.has(sha)),
+            plan.limits,
             options.parallelism,
             minPerProcess,
           ),
@@ -173,6 +178,14 @@ export async function scanCommitsByDiff(
     },
   );
   return unreadable;
+}
+
+/** How blob-first's diff pass reads its commits (scanCommitsByDiff). */
+export interface DiffPlan {
+  /** Commits whose diff may be limited, and the paths it must see (BlobTable.pathsToDiff). */
+  limits: ReadonlyMap<string, readonly string[]>;
+  /** Commits with much to read each (merges): runs of their own, in wide pack windows. */
+  heavy: ReadonlySet<string>;
 }
 
 /** A run of contiguous commits for one `git log`, and the paths after `--` it reads on its input. */
@@ -211,10 +224,10 @@ function runCount(commits: number, parallelism: number, minPerProcess: number): 
 }
 
 /**
- * More paths than this limit no run: git matches each entry its diff compares against every path of
- * the limit. A run whose commits name more is cut short, and the next one starts.
+ * More paths than this limit no run: git matches every entry of every tree it walks against each
+ * path of the limit. A run whose commits name more is cut short, and the next one starts.
  */
-const MAX_RUN_PATHS = 1024;
+const MAX_RUN_PATHS = 256;
 
 /**
  * Runs of the limited commits (contiguous, as runsOf makes them), each limited to the union of the
