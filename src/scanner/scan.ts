@@ -192,11 +192,7 @@ function placesByCommit(findings: Iterable<Finding>): Map<string, FindingPlace[]
   return places;
 }
 
-/**
- * Whether history the scan should have read is cut off. For a range, only when one of its commits is
- * a shallow boundary (its parents absent, so it would read as adding every line); the rest of the
- * history is outside the range anyway.
- */
+/** The default branch (or the one asked for) and the fingerprints its .svcignore lists. */
 async function defaultBranchAndIgnoreList(
   git: GitRunner,
   requested: string | undefined,
@@ -205,6 +201,11 @@ async function defaultBranchAndIgnoreList(
   return { branch, ignoreList: await readIgnoreList(git, branch.revision) };
 }
 
+/**
+ * Whether history the scan should have read is cut off. For a range, only when one of its commits is
+ * a shallow boundary (its parents absent, so it would read as adding every line); the rest of the
+ * history is outside the range anyway.
+ */
 async function isShallowFor(git: GitRunner, commits: CommitList, ranged: boolean): Promise<boolean> {
   if (!ranged) return isShallow(git);
   const boundaries = await shallowBoundaries(git);

@@ -31,15 +31,7 @@ import { walkCommitsNatively } from './native-commit-walk.js';
  * alone over those commits 95 MB resident with the other gits' 32 MB within 96 MB, 64 MB with
  * these, in the same time (1.0 s).
  */
-export const LOG_ARGS = [
-  // Paths limiting a diff (scanCommitsByDiff) are file names, never patterns.
-  '--literal-pathspecs',
-  '-c',
-  'core.packedGitWindowSize=16m',
-  '-c',
-  'core.packedGitLimit=32m',
-  ...logArgsAfterPackWindows(),
-];
+export const LOG_ARGS = logArgsWithPackWindows('16m', '32m');
 
 /**
  * The pack windows of a `git log` that reads a few commits with much to read each: one commit alone
@@ -52,17 +44,17 @@ export const LOG_ARGS = [
  * They run after the reading, beside a scan process of about 100 MB (rails' summed peak in its diff
  * pass: 210 MiB, its reading's 231).
  */
-const WIDE_WINDOW_LOG_ARGS = [
-  '--literal-pathspecs',
-  '-c',
-  'core.packedGitWindowSize=64m',
-  '-c',
-  'core.packedGitLimit=256m',
-  ...logArgsAfterPackWindows(),
-];
+const WIDE_WINDOW_LOG_ARGS = logArgsWithPackWindows('64m', '256m');
 
-function logArgsAfterPackWindows(): string[] {
+/** LOG_ARGS, its pack mapped in windows of `window` within `limit` (git's sizes: 16m). */
+function logArgsWithPackWindows(window: string, limit: string): string[] {
   return [
+    // Paths limiting a diff (scanCommitsByDiff) are file names, never patterns.
+    '--literal-pathspecs',
+    '-c',
+    `core.packedGitWindowSize=${window}`,
+    '-c',
+    `core.packedGitLimit=${limit}`,
     '-c',
     'core.deltaBaseCacheLimit=16m',
     '-c',
@@ -134,9 +126,10 @@ export async function scanCommitsByDiff(
   const unreadable: string[] = [];
   // When one part fails, the others stop too: the scan has failed.
   const running = new RunningGits();
+  const limit = pathLimit(paths, 'utf8');
   const runs =
     plan === undefined || paths !== undefined
-      ? runsOf(commits, options.parallelism, minPerProcess, pathLimit(paths, 'utf8'))
+      ? runsOf(commits, options.parallelism, minPerProcess, limit)
       : [
           ...runsOf(
             commits.filter((sha) => plan.heavy.has(sha)),
@@ -157,15 +150,12 @@ export async function scanCommitsByDiff(
             minPerProcess,
           ),
         ];
-  const aloneLimit = pathLimit(paths, 'utf8');
   // The long runs first, then the single commits fill whichever process is free.
   const jobs = [
     ...runs.map(
-      ({ part, limit, logArgs }) =>
-        () =>
-          scanPart(options, part, unreadable, onCommitDone, limit, running, logArgs),
+      (run) => () => scanPart(options, run.part, unreadable, onCommitDone, run.limit, running, run.logArgs),
     ),
-    ...alone.map((sha) => () => scanAlone(options, sha, unreadable, onCommitDone, aloneLimit, running)),
+    ...alone.map((sha) => () => scanAlone(options, sha, unreadable, onCommitDone, limit, running)),
   ];
   let next = 0;
   const worker = async () => {
