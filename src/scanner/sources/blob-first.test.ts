@@ -49,7 +49,7 @@ function recordingGit(dir: string, option: string): { binary: string; runs(): Lo
       '#!/bin/sh',
       'case " $* " in',
       `  *" ${option} "*) input=$(mktemp); cat > "$input"; "${realGit}" "$@" < "$input"; code=$?`,
-      `    wide=0; case " $* " in *" core.packedGitWindowSize=64m "*) wide=1 ;; esac`,
+      `    wide=0; case " $* " in *" core.packedGitWindowSize=32m "*) wide=1 ;; esac`,
       `    echo "$code $(sed '/^--$/q' "$input" | grep -c '^[0-9a-f]') $wide $(grep -c '^--$' "$input")" >> "${log}"`,
       `    rm -f "$input"; exit $code ;;`,
       'esac',

@@ -36,17 +36,18 @@ export const LOG_ARGS = logArgsWithPackWindows('16m', '32m');
 /**
  * The pack windows of a `git log` that reads a few commits with much to read each: one commit alone
  * (scanAlone, and the retries of a run that failed), and the blob-first pass's runs of merges
- * (DiffPlan.heavy). 64 MB within 256 MB. Most such commits are merges, whose rename detection
+ * (DiffPlan.heavy). 32 MB within 64 MB. Most such commits are merges, whose rename detection
  * reads hundreds of blobs from all over the pack: in windows of 16 MB within 32 MB git unmapped and
- * mapped one 1,200 times for one of rails' merges. rails' 52 lone commits, one after another: 5.3 s,
- * now 3.7 s (128 MB or 1 GB windows 3.4 s), each git's peak 55 MB, now 85 MB (a median of 36, now
- * 48); its 61 merges and large commits read whole, 4.0 s, now 2.0 s, its peak 74 MB, now 107 MB.
- * They run after the reading, beside a scan process of about 100 MB (rails' summed peak in its diff
- * pass: 210 MiB, its reading's 231).
+ * mapped one 1,200 times for one of rails' merges. On a machine whose page faults were dear, 64 MB
+ * windows within 256 MB took rails' 52 lone commits from 5.3 to 3.7 s of git. But git keeps every
+ * window it has touched until the limit: two such gits at once held 94 and 107 MB of the pack
+ * resident, and rails' scan summed 305-310 MiB. Within 64 MB they hold 39-41 MB (each git's
+ * resident pages are at most the limit, its index and its own 30 MB), the summed peak moves back to
+ * the reading (212-243 MiB) and git's time on rails' 61 logs is 3.5 s (3.1-3.5 s within 256 MB,
+ * 3.8 s in 16 MB windows within 32 MB).
  */
-const WIDE_WINDOW_LOG_ARGS = logArgsWithPackWindows('64m', '256m');
+const WIDE_WINDOW_LOG_ARGS = logArgsWithPackWindows('32m', '64m');
 
-/** LOG_ARGS, its pack mapped in windows of `window` within `limit` (git's sizes: 16m). */
 function logArgsWithPackWindows(window: string, limit: string): string[] {
   return [
     // Paths limiting a diff (scanCommitsByDiff) are file names, never patterns.
