@@ -119,9 +119,15 @@ export class BlobTable {
         if (change.diffedAgainst[k]) references++;
       }
       if (added !== -1 && this.state[added] === BlobState.Pending && this.firstReference[added] === 0) {
-        const stored = entries.subarray(olds, length).filter((o) => o >= 0);
-        this.firstReference[added] = references === 0 ? -1 : stored[0]! + 1;
-        if (references > 1) this.moreReferences.set(added, Array.from(stored));
+        // The first reference found in place: a view and a filtered copy for every blob brought in
+        // were a tenth of all a scan allocated (eslint: 35 of 376 MB, collected by the young
+        // generation's scavenges). Only a blob with several references keeps them all.
+        let first = -1;
+        for (let at = olds; at < length && first === -1; at++) if (entries[at]! >= 0) first = entries[at]!;
+        this.firstReference[added] = references === 0 ? -1 : first + 1;
+        if (references > 1) {
+          this.moreReferences.set(added, Array.from(entries.subarray(olds, length).filter((o) => o >= 0)));
+        }
         introduced.push(added);
       }
     }
