@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { get, request } from 'node:http';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import { scanText } from '../../scanner/index.js';
@@ -50,15 +50,14 @@ describe('scan_secrets is bounded whatever the input (contract 5)', () => {
       params: { name: 'scan_secrets', arguments: { documents } },
     });
   const call = async (documents: { content: string; filename?: string }[] | string) => {
-    const r = await postOnNewConnection(
-      `${server.url}/mcp`,
-      {
+    const r = await requestOnNewConnection(`${server.url}/mcp`, {
+      headers: {
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      typeof documents === 'string' ? documents : bodyOf(documents),
-    );
+      body: typeof documents === 'string' ? documents : bodyOf(documents),
+    });
     const text = r.text;
     const body = JSON.parse(text) as {
       result: { structuredContent: Structured; content: { text: string }[] };
@@ -82,7 +81,7 @@ describe('scan_secrets is bounded whatever the input (contract 5)', () => {
     const poller = (async () => {
       while (calling) {
         const started = performance.now();
-        expect(await statusOnNewConnection(`${server.url}/livez`)).toBe(200);
+        expect((await requestOnNewConnection(`${server.url}/livez`)).status).toBe(200);
         slowest = Math.max(slowest, performance.now() - started);
         answers++;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -154,37 +153,25 @@ describe('scan_secrets is bounded whatever the input (contract 5)', () => {
   });
 });
 
-/*
- * Requests over a connection of their own (no keep-alive): a reused idle connection can be closed by
- * the server (its 5 s keep-alive timeout) as the next request goes out: ECONNRESET, which says nothing
- * of whether the service answers. Seen in CI on a loaded machine, for the /livez polls and for the
- * maximal call (the tests run in a random order: an earlier call's connection sat idle while the
- * 20 MiB body was made).
+/**
+ * A request's status and body text (a GET without `body`), over a connection of its own: a reused
+ * idle connection can be closed by the server (its 5 s keep-alive timeout) as the next request goes
+ * out: ECONNRESET, which says nothing of whether the service answers. Seen in CI on a loaded machine,
+ * for the /livez polls and for the maximal call (the tests run in a random order: an earlier call's
+ * connection sat idle while the 20 MiB body was made).
  */
-
-/** A POST's status and body text. */
-function postOnNewConnection(
+function requestOnNewConnection(
   url: string,
-  headers: Record<string, string>,
-  body: string,
+  { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {},
 ): Promise<{ status: number | undefined; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
+    const method = body === undefined ? 'GET' : 'POST';
+    const req = request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
     });
     req.on('error', reject);
     req.end(body);
-  });
-}
-
-/** A GET's status. */
-function statusOnNewConnection(url: string): Promise<number | undefined> {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    }).on('error', reject);
   });
 }
