@@ -12,7 +12,8 @@ import { type OutputSocket, openOutputSocket } from './output-socket.js';
 
 /**
  * Receives each object `git cat-file --batch` answers, in the order they were requested, by the
- * number the requester gave it.
+ * number the requester gave it (the native reader's stream may answer a later read call's objects
+ * first once every request has come: NativeBlobStream).
  */
 export interface BlobSink {
   /** The object exists; `size` bytes of content follow through `chunk`, then `end`. */

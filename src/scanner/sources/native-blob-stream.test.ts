@@ -52,6 +52,21 @@ function recordingSink(): { sink: BlobSink; seen: string[] } {
 
 const git = () => ({ binary: 'git', repo: repo.dir });
 
+/** The objects' numbers in the order a recording sink was given them. */
+const starts = (seen: readonly string[]) =>
+  seen.filter((line) => line.startsWith('start')).map((line) => Number(line.split(' ')[1]));
+
+/** A recording sink's lines by object: each `start` with the `content` after it, or `missing`. */
+function byObject(seen: readonly string[]): Map<number, string> {
+  const answers = new Map<number, string>();
+  for (let at = 0; at < seen.length; at++) {
+    const [kind, index] = seen[at]!.split(' ');
+    if (kind === 'missing') answers.set(Number(index), 'missing');
+    if (kind === 'start') answers.set(Number(index), `${seen[at]} ${seen[++at]}`);
+  }
+  return answers;
+}
+
 describe.skipIf(unavailable)('NativeBlobStream', () => {
   it('is what openBlobReader gives where the native reader loads', async () => {
     const stream = await openBlobReader(git(), recordingSink().sink);
@@ -59,7 +74,7 @@ describe.skipIf(unavailable)('NativeBlobStream', () => {
     await stream.finish();
   });
 
-  it('answers as git cat-file does, in the order asked: found, missing, larger than its buffer, loose', async () => {
+  it('answers as git cat-file does: found, missing, larger than its buffer, loose', async () => {
     const order = [
       'a.txt',
       MISSING,
@@ -85,10 +100,69 @@ describe.skipIf(unavailable)('NativeBlobStream', () => {
     const stream = await NativeBlobStream.open(git(), native.sink);
     expect(stream).not.toBeNull();
     await ask(stream!);
-    expect(native.seen).toEqual(fromGit.seen);
+    // Each object's answer the same; their order is the next tests' (batches may be answered out
+    // of order once every request has come).
+    expect(byObject(native.seen)).toEqual(byObject(fromGit.seen));
+    expect(native.seen).toHaveLength(fromGit.seen.length);
     expect(native.seen).toContain('missing 1');
     expect(native.seen).toContain('start 2 5000000');
     expect(liveChildren().filter((name) => name === 'git')).toEqual([]);
+  });
+
+  /**
+   * 300 requests (two read calls: 256 ids, then 44), the first call's answer held back until the
+   * second's has come and the event loop has run: which objects the sink was given meanwhile, then
+   * the order of all. `finishFirst`: every request has come (finish) before the reads start.
+   */
+  const withFirstReadLate = async (finishFirst: boolean) => {
+    const reader = loadObjectReader()!;
+    const read = reader.read.bind(reader);
+    let calls = 0;
+    let secondAnswered: () => void = () => {};
+    const second = new Promise<void>((resolve) => {
+      secondAnswered = resolve;
+    });
+    const spy = vi.spyOn(reader, 'read').mockImplementation((db, batchIds, max, out, done) => {
+      const call = calls++;
+      read(db, batchIds, max, out, (error, used) => {
+        if (call !== 0) {
+          done(error, used);
+          if (call === 1) secondAnswered();
+          return;
+        }
+        void second.then(() => setImmediate(() => done(error, used)));
+      });
+    });
+    try {
+      const { sink, seen } = recordingSink();
+      const stream = (await NativeBlobStream.open(git(), sink))!;
+      for (let k = 0; k < 300; k++) stream.request(ids['a.txt']!, k);
+      let finished: Promise<void> | undefined;
+      if (finishFirst) finished = stream.finish();
+      else stream.send();
+      await second;
+      const startsMeanwhile = starts(seen);
+      await (finished ?? stream.finish());
+      return { startsMeanwhile, starts: starts(seen), calls };
+    } finally {
+      spy.mockRestore();
+    }
+  };
+
+  it('answers in the order asked while requests may still come, a later read waiting for an earlier', async () => {
+    const seen = await withFirstReadLate(false);
+    expect(seen.calls).toBe(2);
+    expect(seen.startsMeanwhile).toEqual([]);
+    expect(seen.starts).toEqual(Array.from({ length: 300 }, (_, k) => k));
+  });
+
+  it('once every request has come, answers a read that is done before an earlier one still under way', async () => {
+    const seen = await withFirstReadLate(true);
+    expect(seen.calls).toBe(2);
+    // The second call's objects first, in the order asked; then the first call's.
+    const second = Array.from({ length: 44 }, (_, k) => 256 + k);
+    expect(seen.startsMeanwhile).toEqual(second);
+    expect(seen.starts).toEqual([...second, ...Array.from({ length: 256 }, (_, k) => k)]);
   });
 
   it('reads the rest of a batch whose buffer filled while it delivers what the buffer holds', async () => {
@@ -114,9 +188,7 @@ describe.skipIf(unavailable)('NativeBlobStream', () => {
       for (let k = 0; k < 24; k++) stream.request(ids[`mid-${k}.bin`]!, k);
       stream.send();
       await stream.finish();
-      expect(
-        seen.filter((line) => line.startsWith('start')).map((line) => Number(line.split(' ')[1])),
-      ).toEqual(Array.from({ length: 24 }, (_, k) => k));
+      expect(starts(seen)).toEqual(Array.from({ length: 24 }, (_, k) => k));
       // One read of the 24 (400 KB each), its 2 MB buffer full after a few: the next read, of the
       // rest, starts before the first answer is delivered.
       const first = events.indexOf('answered');
