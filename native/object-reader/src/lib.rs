@@ -48,7 +48,7 @@ pub(crate) const LEFT_TO_GIT: u8 = 2;
 extern "C" {
     /** glibc's: frees the unused memory of every arena (the main heap's holes too). */
     fn malloc_trim(pad: usize) -> i32;
-    /** glibc's: sets one of the allocator's parameters (M_MMAP_THRESHOLD, M_ARENA_MAX). */
+    /** glibc's: sets one of the allocator's parameters (M_MMAP_THRESHOLD, M_ARENA_MAX, M_TRIM_THRESHOLD). */
     fn mallopt(param: i32, value: i32) -> i32;
     /** libc's: a system setting (the page size). */
     fn sysconf(name: i32) -> i64;
@@ -164,13 +164,26 @@ const SC_PAGESIZE: i32 = 30;
 /** glibc's mallopt parameters (malloc.h). */
 const M_MMAP_THRESHOLD: i32 = -3;
 const M_ARENA_MAX: i32 = -8;
+const M_TRIM_THRESHOLD: i32 = -1;
 /** Allocations from this size up are mapped on their own and unmapped when freed. */
 const MMAP_THRESHOLD: i32 = 256 << 10;
+/**
+ * Free memory at the top of the heap up to this much is kept, not given back at once: with the
+ * mmap threshold fixed glibc leaves its trim threshold at 128 KB, and the scan's frees gave back
+ * memory that its next allocations faulted in again, zeroed. On a machine whose page faults are
+ * dear (a paravirtualized guest) eslint's scan made 123,000-129,000 page faults and took 4.62-4.65 s;
+ * with 2 MB 91,000-105,000 and 4.04-4.53 s, with 8 MB 72,000-80,000 and 4.09-4.39 s (alternated,
+ * set through MALLOC_TRIM_THRESHOLD_; docs/ARCHITECTURE.md, fifteenth round).
+ * In one bench 2 MB held 0-7 MiB more summed (rails 244 against 237, git/git 275 both), 8 MB 8-10:
+ * the fourteenth round measured 8 MB at 22 MiB more on git/git, too near its 300.
+ */
+const TRIM_THRESHOLD: i32 = 2 << 20;
 
 /**
  * Sets the allocator up for a scan's process (the CLI's; the service keeps glibc's defaults): one
- * arena for the threads that start using it from now on, and a fixed threshold above which an
- * allocation is mapped on its own. By default glibc gives each thread an arena of its own (the
+ * arena for the threads that start using it from now on, a fixed threshold above which an
+ * allocation is mapped on its own, and how much free memory the heap keeps at its top
+ * (TRIM_THRESHOLD). By default glibc gives each thread an arena of its own (the
  * reader's four threads, four arenas, each keeping the holes of its rebuilt objects and evicted
  * cache entries) and raises its threshold to the largest block freed so far (up to 32 MB), so that
  * large objects' buffers come from the arenas too and leave holes there. On rails the scan's process
@@ -181,6 +194,7 @@ extern "C" fn keep_allocator_compact(env: napi_env, _info: napi_callback_info) -
     unsafe {
         mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
         mallopt(M_ARENA_MAX, 1);
+        mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD);
     }
     undefined(env)
 }
