@@ -53,10 +53,12 @@ describe.skipIf(skipLoad)('keepAllocatorCompact', () => {
    * that size, since the kernel merges a new mapping into an adjacent one.
    */
   const secondMapped = (compact: boolean) => {
-    const script = `
-      const { readFileSync } = require('node:fs');
-      const holder = { exports: {} };
-      process.dlopen(holder, process.env.ADDON);
+    const seen = withAddonInFreshProcess<{
+      firstMapped: boolean;
+      firstUnmapped: boolean;
+      secondMapped: boolean;
+    }>(
+      `
       if (process.env.COMPACT === '1') holder.exports.keepAllocatorCompact();
       const size = 3 << 20;
       const mappedBytes = () => readFileSync('/proc/self/maps', 'utf8').split('\\n').reduce((sum, line) => {
@@ -81,21 +83,9 @@ describe.skipIf(skipLoad)('keepAllocatorCompact', () => {
         const secondMapped = mappedBytes() - withoutFirst >= size;
         console.log(JSON.stringify({ firstMapped, firstUnmapped, secondMapped, size: second.length }));
       })();
-    `;
-    const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], {
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        ADDON: join(ROOT, 'dist', 'native', OBJECT_READER_FILE),
-        COMPACT: compact ? '1' : '0',
-      },
-    });
-    expect(run.status, run.stderr).toBe(0);
-    const seen = JSON.parse(run.stdout) as {
-      firstMapped: boolean;
-      firstUnmapped: boolean;
-      secondMapped: boolean;
-    };
+    `,
+      { COMPACT: compact ? '1' : '0' },
+    );
     expect(seen.firstMapped).toBe(true);
     expect(seen.firstUnmapped).toBe(true);
     return seen.secondMapped;
@@ -114,10 +104,7 @@ describe.skipIf(skipLoad)('keepAllocatorCompact', () => {
    * they are freed.
    */
   it('keeps up to 2 MB free at the heap top, not given back to be faulted in again', () => {
-    const script = `
-      const { readFileSync } = require('node:fs');
-      const holder = { exports: {} };
-      process.dlopen(holder, process.env.ADDON);
+    const { full, after } = withAddonInFreshProcess<{ full: number; after: number }>(`
       holder.exports.keepAllocatorCompact();
       const heap = () => {
         const line = readFileSync('/proc/self/maps', 'utf8').split('\\n').find((l) => l.endsWith('[heap]'));
@@ -140,16 +127,28 @@ describe.skipIf(skipLoad)('keepAllocatorCompact', () => {
         }
         console.log(JSON.stringify({ full, after }));
       })();
-    `;
-    const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], {
-      encoding: 'utf8',
-      env: { ...process.env, ADDON: join(ROOT, 'dist', 'native', OBJECT_READER_FILE) },
-    });
-    expect(run.status, run.stderr).toBe(0);
-    const { full, after } = JSON.parse(run.stdout) as { full: number; after: number };
+    `);
     expect(full - after).toBeLessThan(512 << 10);
   });
 });
+
+/**
+ * Runs `script` in a fresh Node (with gc() exposed) that has loaded the built addon as
+ * `holder.exports` and `readFileSync` from node:fs; what it printed as JSON.
+ */
+function withAddonInFreshProcess<T>(script: string, env: NodeJS.ProcessEnv = {}): T {
+  const preamble = `
+    const { readFileSync } = require('node:fs');
+    const holder = { exports: {} };
+    process.dlopen(holder, process.env.ADDON);
+  `;
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', preamble + script], {
+    encoding: 'utf8',
+    env: { ...process.env, ADDON: join(ROOT, 'dist', 'native', OBJECT_READER_FILE), ...env },
+  });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
 
 /** A fresh process importing `module` (this module or a copy), printing what loading gave. */
 function loadInChild(module: string, env: NodeJS.ProcessEnv = {}) {
