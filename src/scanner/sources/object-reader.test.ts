@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -780,6 +781,68 @@ describe.skipIf(skip)('the native object reader answers as git cat-file --batch 
     const { got } = await checkAgainstGit({ repo: dir, objects }, { ids });
     expect(real.every((id) => got.get(id)?.status === STATUS.found)).toBe(true);
     expect([...absent].every((id) => got.get(id)?.status === STATUS.missing)).toBe(true);
+  });
+
+  it('4f. 80 of 200 ids made to share their first bits: a bucket past 64 ids is halved first, and found exactly', async () => {
+    // pack.rs buckets ids by their first bits, about 8 ids a bucket: 200 objects make 16 buckets
+    // (4 bits). Blobs are chosen so that 80 ids start with the same 4 bits, past the 64 compared
+    // at once, and the other 120 spread over the other buckets.
+    const blobId = (content: string) =>
+      createHash('sha1')
+        .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+        .digest('hex');
+    const crowded: string[] = [];
+    const others: string[] = [];
+    for (let i = 0; crowded.length < 80 || others.length < 120; i++) {
+      const content = `crafted ${i}\n`;
+      const first = blobId(content)[0];
+      if (first === '0' && crowded.length < 80) crowded.push(content);
+      else if (first !== '0' && others.length < 120) others.push(content);
+    }
+    const dir = scratch('crowded-bucket');
+    git(dir, ['init', '-q', '--bare']);
+    git(dir, ['fast-import', '--quiet'], {
+      input: [...crowded, ...others]
+        .map((content) => `blob\ndata ${Buffer.byteLength(content)}\n${content}\n`)
+        .join(''),
+    });
+    const objects = join(dir, 'objects');
+    expect(indexesIn(objects)).toHaveLength(1);
+    const real = allObjectIds(dir);
+    expect(real).toHaveLength(200);
+    expect(real.filter((id) => id.startsWith('0'))).toHaveLength(80);
+    // Ids in the crowded bucket that are not there: each bit of the last byte flipped.
+    const absent = real
+      .filter((id) => id.startsWith('0'))
+      .flatMap((id) =>
+        [1, 16, 128].map(
+          (bit) => id.slice(0, 38) + (Number.parseInt(id.slice(38), 16) ^ bit).toString(16).padStart(2, '0'),
+        ),
+      )
+      .filter((id) => !real.includes(id));
+    expect(absent.length).toBeGreaterThan(200);
+    const { got } = await checkAgainstGit({ repo: dir, objects }, { ids: [...real, ...absent] });
+    expect(real.every((id) => got.get(id)?.status === STATUS.found)).toBe(true);
+    expect(absent.every((id) => got.get(id)?.status === STATUS.missing)).toBe(true);
+  });
+
+  it('4g. a pack index whose ids are out of order is not read: its objects are left to git', async () => {
+    const repo = deltaHistory();
+    const dir = bareCopy(repo.dir, 'unsorted-index');
+    git(dir, ['repack', '-adq']);
+    const objects = join(dir, 'objects');
+    const ids = allObjectIds(dir);
+    const expected = new Map(catFileAll(dir, ids).map((answer, i) => [ids[i]!, answer]));
+    // The first two ids of the index's table swapped (git's lookups would miss them too).
+    const [index] = indexesIn(objects);
+    chmodSync(index!, 0o644);
+    const bytes = readFileSync(index!);
+    const table = 8 + 256 * 4;
+    const first = Buffer.from(bytes.subarray(table, table + 20));
+    bytes.copy(bytes, table, table + 20, table + 40);
+    first.copy(bytes, table + 20);
+    writeFileSync(index!, bytes);
+    await checkAgainstGit({ repo: dir, objects }, { ids, expected, leftToGit: ids });
   });
 
   it('4e. maps a pack index once however many databases are open on it, and unmaps it with the last', () => {
