@@ -1,8 +1,15 @@
-//! What read and listChanges share: arguments checked on the main thread, a job run on a libuv worker
-//! thread with the caller's `out` Buffer (held by a reference until the job is done), then
-//! done(error, used) called back on the main thread.
+//! What read and listChanges share: arguments checked on the main thread, a job run on one of this
+//! module's worker threads with the caller's `out` Buffer (held by a reference until the job is
+//! done), then done(error, used) called back on the main thread.
+//!
+//! The jobs run on threads of their own (worker_pool.rs), not on libuv's pool: that pool has four
+//! threads unless UV_THREADPOOL_SIZE says otherwise before Node first uses it (an ES module entry
+//! cannot: loading it used the pool), and a scan keeps up to three listings and two reads under way
+//! at once (native-listing.ts, native-blob-stream.ts). On libuv's four, the reads waited behind the
+//! listings, and Node's own file reads behind both.
 
 use crate::napi::*;
+use crate::worker_pool;
 use crate::{throw, trim_now_and_then, undefined};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_void};
@@ -17,9 +24,14 @@ struct Call {
     out_len: usize,
     out_ref: napi_ref,
     done: napi_ref,
-    work: napi_async_work,
+    /** How the worker thread hands the call back to the main thread. */
+    back: napi_threadsafe_function,
     result: Result<usize, String>,
 }
+
+/** A call on its way to a worker thread and back: only that thread touches it meanwhile. */
+struct Sent(*mut Call);
+unsafe impl Send for Sent {}
 
 /**
  * The 20-byte ids in `value`, copied (the worker reads its own copy), or None when it is not a
@@ -55,7 +67,7 @@ pub fn queue(env: napi_env, call: &str, name: &CStr, out: napi_value, min_out: u
         out_len,
         out_ref: null_mut(),
         done: null_mut(),
-        work: null_mut(),
+        back: null_mut(),
         result: Err(String::new()),
     }));
     unsafe {
@@ -63,37 +75,61 @@ pub fn queue(env: napi_env, call: &str, name: &CStr, out: napi_value, min_out: u
         napi_create_string_utf8(env, name.as_ptr(), usize::MAX, &mut resource);
         napi_create_reference(env, done, 1, &mut (*work).done);
         napi_create_reference(env, out, 1, &mut (*work).out_ref);
-        if napi_create_async_work(env, null_mut(), resource, execute, complete, work as *mut c_void, &mut (*work).work) != NAPI_OK
-            || napi_queue_async_work(env, (*work).work) != NAPI_OK
-        {
+        let created = napi_create_threadsafe_function(
+            env,
+            null_mut(),
+            null_mut(),
+            resource,
+            0,
+            1,
+            null_mut(),
+            None,
+            null_mut(),
+            complete,
+            &mut (*work).back,
+        );
+        if created != NAPI_OK {
             napi_delete_reference(env, (*work).done);
             napi_delete_reference(env, (*work).out_ref);
             drop(Box::from_raw(work));
             return throw(env, &format!("{call}: could not queue the work"));
         }
     }
+    let sent = Sent(work);
+    worker_pool::run(Box::new(move || execute(sent)));
     undefined(env)
 }
 
-/** On a libuv worker thread: `out` is held by a reference and written only here. */
-extern "C" fn execute(_env: napi_env, data: *mut c_void) {
-    let work = unsafe { &mut *(data as *mut Call) };
+/** On a worker thread: `out` is held by a reference and written only here. */
+fn execute(sent: Sent) {
+    let work = unsafe { &mut *sent.0 };
     if let Some(job) = work.job.take() {
         let out = unsafe { std::slice::from_raw_parts_mut(work.out, work.out_len) };
-        work.result = job(out);
+        work.result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(out)))
+            .unwrap_or_else(|_| Err("the object reader failed".into()));
     }
     trim_now_and_then();
+    let back = work.back;
+    unsafe {
+        // Refused only when Node is tearing the environment down: the call then goes with it.
+        if napi_call_threadsafe_function(back, sent.0 as *mut c_void, NAPI_TSFN_BLOCKING) != NAPI_OK {
+            drop(Box::from_raw(sent.0));
+        }
+        napi_release_threadsafe_function(back, NAPI_TSFN_RELEASE);
+    }
 }
 
 /** Back on the main thread: hand the bytes used (or the error) to `done`. */
-extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
+extern "C" fn complete(env: napi_env, _js: napi_value, _context: *mut c_void, data: *mut c_void) {
     let work = unsafe { Box::from_raw(data as *mut Call) };
+    if env.is_null() {
+        return; // the environment is going away: nothing to call
+    }
     unsafe {
         let mut done = null_mut();
         napi_get_reference_value(env, work.done, &mut done);
         napi_delete_reference(env, work.done);
         napi_delete_reference(env, work.out_ref);
-        napi_delete_async_work(env, work.work);
         let mut argv = [null_mut(); 2];
         napi_get_null(env, &mut argv[0]);
         argv[1] = undefined(env);

@@ -286,7 +286,7 @@ fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File) -> Result<(u64,
     result
 }
 
-/** walkCommits(database, tips, withParents, fd, out, done): the walk on a libuv worker thread. */
+/** walkCommits(database, tips, withParents, fd, out, done): the walk on a worker thread (worker_pool.rs). */
 pub extern "C" fn walk_commits(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, tips, with_parents, fd, out, done] = args::<6>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "walkCommits: not a database") };

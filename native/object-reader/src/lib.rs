@@ -29,6 +29,7 @@ mod odb;
 mod pack;
 mod tree;
 mod tree_reader;
+mod worker_pool;
 mod zlib;
 
 use napi::*;

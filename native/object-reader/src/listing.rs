@@ -397,7 +397,7 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], mode: Mode, out: &mut [u8]
     Ok(at)
 }
 
-/** listChanges(database, commitIds, out, done): as `read`, a libuv worker thread fills `out`. */
+/** listChanges(database, commitIds, out, done): as `read`, a worker thread fills `out`. */
 pub extern "C" fn list_changes(env: napi_env, info: napi_callback_info) -> napi_value {
     let [db, ids, out, done] = args::<4>(env, info);
     queue_listing(env, "listChanges", db, ids, Mode::Combined, out, done)
@@ -412,7 +412,7 @@ pub extern "C" fn list_parent_changes(env: napi_env, info: napi_callback_info) -
     queue_listing(env, "listParentChanges", db, ids, Mode::PerParent(limit), out, done)
 }
 
-/** Both listings' calls: the arguments checked, then `list_all` on a libuv worker thread. */
+/** Both listings' calls: the arguments checked, then `list_all` on a worker thread. */
 fn queue_listing(env: napi_env, call: &str, db: napi_value, ids: napi_value, mode: Mode, out: napi_value, done: napi_value) -> napi_value {
     let Some(handle) = handle_of(env, db) else { return throw(env, &format!("{call}: not a database")) };
     let Some(ids) = buffer_call::ids_of(env, ids) else {

@@ -16,8 +16,14 @@ pub type napi_callback = extern "C" fn(napi_env, napi_callback_info) -> napi_val
 pub type napi_finalize = extern "C" fn(napi_env, *mut c_void, *mut c_void);
 pub type napi_async_execute_callback = extern "C" fn(napi_env, *mut c_void);
 pub type napi_async_complete_callback = extern "C" fn(napi_env, napi_status, *mut c_void);
+pub type napi_threadsafe_function = *mut c_void;
+pub type napi_threadsafe_function_call_js = extern "C" fn(napi_env, napi_value, *mut c_void, *mut c_void);
 
 pub const NAPI_OK: napi_status = 0;
+/** napi_tsfn_blocking: wait for room in the function's queue (its size is unlimited here). */
+pub const NAPI_TSFN_BLOCKING: c_int = 1;
+/** napi_tsfn_release: this thread is done with the function. */
+pub const NAPI_TSFN_RELEASE: c_int = 0;
 
 extern "C" {
     pub fn napi_create_function(
@@ -65,8 +71,21 @@ extern "C" {
         data: *mut c_void,
         result: *mut napi_async_work,
     ) -> napi_status;
-    pub fn napi_queue_async_work(env: napi_env, work: napi_async_work) -> napi_status;
-    pub fn napi_delete_async_work(env: napi_env, work: napi_async_work) -> napi_status;
+    pub fn napi_create_threadsafe_function(
+        env: napi_env,
+        func: napi_value,
+        async_resource: napi_value,
+        async_resource_name: napi_value,
+        max_queue_size: usize,
+        initial_thread_count: usize,
+        thread_finalize_data: *mut c_void,
+        thread_finalize_cb: Option<napi_finalize>,
+        context: *mut c_void,
+        call_js_cb: napi_threadsafe_function_call_js,
+        result: *mut napi_threadsafe_function,
+    ) -> napi_status;
+    pub fn napi_call_threadsafe_function(func: napi_threadsafe_function, data: *mut c_void, is_blocking: c_int) -> napi_status;
+    pub fn napi_release_threadsafe_function(func: napi_threadsafe_function, mode: c_int) -> napi_status;
     pub fn napi_call_function(
         env: napi_env,
         recv: napi_value,

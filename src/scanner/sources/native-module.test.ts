@@ -43,6 +43,73 @@ describe.skipIf(skipLoad)('the native object reader in this checkout', () => {
   });
 });
 
+describe.skipIf(skipLoad)('the object reader on threads of its own', () => {
+  const scratchDirs: string[] = [];
+  afterAll(() => {
+    for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * In a fresh process with libuv's pool at four threads, each of them blocked opening a named pipe
+   * no one writes to (as a slow disk or network file system would hold them): a read of the object
+   * reader still answers, on a thread of its own (buffer_call.rs, worker_pool.rs). On libuv's pool
+   * it waited until the pipes were opened for writing, which here happens only after the read's
+   * answer or a second's wait.
+   */
+  it("answers while every thread of libuv's pool is taken", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-reader-threads-'));
+    scratchDirs.push(dir);
+    const repo = join(dir, 'repo');
+    const git = (...args: string[]) =>
+      spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8' }).stdout.trim();
+    spawnSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, 'a.txt'), 'hello\n');
+    git('add', 'a.txt');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.test', 'commit', '-qm', 'one');
+    const blob = git('rev-parse', 'HEAD:a.txt');
+    expect(blob).toMatch(/^[0-9a-f]{40}$/);
+    const pipes = [0, 1, 2, 3].map((i) => join(dir, `pipe-${i}`));
+    for (const pipe of pipes) expect(spawnSync('mkfifo', [pipe]).status).toBe(0);
+    const seen = withAddonInFreshProcess<{ answeredFirst: boolean; status: number; content: string }>(
+      `
+      const { readFile } = require('node:fs/promises');
+      const { openSync, closeSync } = require('node:fs');
+      const pipes = JSON.parse(process.env.PIPES);
+      // Each readFile holds a pool thread in open() until a writer opens its pipe.
+      const blocked = pipes.map((pipe) => readFile(pipe));
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        for (const pipe of pipes) closeSync(openSync(pipe, 'w'));
+      };
+      const timer = setTimeout(release, 1000);
+      setTimeout(() => {
+        const db = holder.exports.open(process.env.OBJECTS, []);
+        const out = Buffer.alloc(1024);
+        holder.exports.read(db, Buffer.from(process.env.BLOB, 'hex'), 1 << 20, out, (error, used) => {
+          const answeredFirst = !released;
+          clearTimeout(timer);
+          release();
+          Promise.all(blocked).then(() => {
+            holder.exports.close(db);
+            const size = out.readUInt32LE(2);
+            console.log(JSON.stringify({ answeredFirst, status: error ? -1 : out[0], content: out.toString('utf8', 6, 6 + size) }));
+          });
+        });
+      }, 100);
+    `,
+      {
+        UV_THREADPOOL_SIZE: '4',
+        PIPES: JSON.stringify(pipes),
+        OBJECTS: join(repo, '.git', 'objects'),
+        BLOB: blob,
+      },
+    );
+    expect(seen).toEqual({ answeredFirst: true, status: 0, content: 'hello\n' });
+  });
+});
+
 describe.skipIf(skipLoad)('keepAllocatorCompact', () => {
   /**
    * In a fresh process: a 3 MB buffer, freed, then another. glibc maps the first on its own; once it

@@ -20,7 +20,7 @@ export interface ObjectReaderModule {
    */
   open(objectsDir: string, alternates: string[]): ObjectDatabase;
   /**
-   * Reads the objects named by `ids` (20-byte binary ids, concatenated) on a libuv worker thread,
+   * Reads the objects named by `ids` (20-byte binary ids, concatenated) on a worker thread of its own,
    * writing their answers into `out`, one an id, in order: 1 byte status (0 found, 1 not in the
    * database, 2 left to git: larger than maxObjectSize or than `out` holds, damaged, or of a kind
    * not read here), 1 byte type (1 commit, 2 tree, 3 blob, 4 tag; 0 when unknown), 4 bytes size
@@ -37,7 +37,7 @@ export interface ObjectReaderModule {
   ): void;
   /**
    * Lists the tree changes of the commits named by `commitIds` (20-byte binary ids, concatenated) on a
-   * libuv worker thread, exactly as `git log --no-walk=unsorted --stdin --raw -r --no-renames
+   * worker thread of its own, exactly as `git log --no-walk=unsorted --stdin --raw -r --no-renames
    * --no-abbrev -z -c` (with log.showRoot) lists them: a root commit against the empty tree, a
    * commit with one parent by the recursive tree diff, a merge by the combined diff (only the paths
    * that differ from every parent), in git's order. Gitlinks are listed like any entry.
@@ -77,7 +77,7 @@ export interface ObjectReaderModule {
   ): void;
   /**
    * Walks every commit from `tips` (20-byte ids in the order `git rev-list --all` adds its starting
-   * points; tags are peeled, trees and blobs skipped) in `git rev-list`'s order, on a libuv worker
+   * points; tags are peeled, trees and blobs skipped) in `git rev-list`'s order, on a worker thread
    * thread (commit_walk.rs), writing one line a commit into the file `fd` from its start: `<id>\n`,
    * or `<id> <parent>...\n` with `withParents`. `out` (at least 4 bytes) gets the number of commits
    * (u32 LE), `done` the bytes written; a commit it cannot read fails the call.
@@ -93,7 +93,7 @@ export interface ObjectReaderModule {
   /**
    * Writes into `directory` (which must exist), for each pack holding any of them, a pack index of
    * only the objects that `git log -p -M --cc` reads to diff the commits named by `commitIds` (20-byte
-   * binary ids, concatenated), beside a symbolic link to its pack, on a libuv worker thread
+   * binary ids, concatenated), beside a symbolic link to its pack, on a worker thread of its own
    * (diff_index.rs). git reads them with GIT_OBJECT_DIRECTORY set to `directory`'s parent and the
    * repository's objects as an alternate. `out` (at least 12 bytes) gets three u32 LE: the objects
    * found, those indexed, and the indexes written; `done` gets 12.
