@@ -760,9 +760,9 @@ describe.skipIf(skip)('the native object reader answers as git cat-file --batch 
     await checkAgainstGit({ repo: dir, objects });
   });
 
-  it('4d. a pack of 6,000 blobs: each found, and each id with its last bit flipped missing (both levels of the index sample)', async () => {
-    // 6,000 ids make 375 samples in 6 groups of 64 (pack.rs's TOP_EVERY): a lookup searches the
-    // groups' first samples, then one group; every 16th id is itself a sample.
+  it('4d. a pack of 6,000 blobs: each found, and each id with its last bit flipped missing (the index in buckets)', async () => {
+    // 6,000 ids make 512 buckets (pack.rs: their first 9 bits, about 8 ids a bucket, some empty,
+    // some past twice that): a flipped last bit stays in its id's bucket.
     const dir = scratch('many-objects');
     git(dir, ['init', '-q', '--bare']);
     const blobs = Array.from({ length: 6000 }, (_, i) => `blob ${i}\n`);
