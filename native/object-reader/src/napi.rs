@@ -10,12 +10,9 @@ pub type napi_env = *mut c_void;
 pub type napi_value = *mut c_void;
 pub type napi_ref = *mut c_void;
 pub type napi_callback_info = *mut c_void;
-pub type napi_async_work = *mut c_void;
 pub type napi_status = c_int;
 pub type napi_callback = extern "C" fn(napi_env, napi_callback_info) -> napi_value;
 pub type napi_finalize = extern "C" fn(napi_env, *mut c_void, *mut c_void);
-pub type napi_async_execute_callback = extern "C" fn(napi_env, *mut c_void);
-pub type napi_async_complete_callback = extern "C" fn(napi_env, napi_status, *mut c_void);
 pub type napi_threadsafe_function = *mut c_void;
 pub type napi_threadsafe_function_call_js = extern "C" fn(napi_env, napi_value, *mut c_void, *mut c_void);
 
@@ -62,15 +59,6 @@ extern "C" {
     pub fn napi_create_reference(env: napi_env, value: napi_value, initial_refcount: u32, result: *mut napi_ref) -> napi_status;
     pub fn napi_get_reference_value(env: napi_env, reference: napi_ref, result: *mut napi_value) -> napi_status;
     pub fn napi_delete_reference(env: napi_env, reference: napi_ref) -> napi_status;
-    pub fn napi_create_async_work(
-        env: napi_env,
-        async_resource: napi_value,
-        async_resource_name: napi_value,
-        execute: napi_async_execute_callback,
-        complete: napi_async_complete_callback,
-        data: *mut c_void,
-        result: *mut napi_async_work,
-    ) -> napi_status;
     pub fn napi_create_threadsafe_function(
         env: napi_env,
         func: napi_value,

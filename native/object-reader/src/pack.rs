@@ -156,8 +156,8 @@ fn be32(b: &[u8]) -> u32 {
 
 impl Pack {
     /**
-     * Opens `<name>.idx` and `<name>.pack`; the index is checked for shape, not for content, and
-     * mapped when it is at most `map_limit` bytes.
+     * Opens `<name>.idx` and `<name>.pack`; the index is checked for shape and for its ids' order
+     * (not for the rest of its content), and mapped when it is at most `map_limit` bytes.
      */
     pub fn open(index_path: &Path, pack_path: &Path, map_limit: u64) -> Result<Pack, String> {
         let index = File::open(index_path).map_err(|e| format!("{}: {e}", index_path.display()))?;
@@ -260,15 +260,19 @@ impl Pack {
                 std::cmp::Ordering::Greater => hi = mid,
             }
         }
-        if let Some(map) = self.index_map.as_deref() {
-            let from = (self.ids_at + lo as u64 * 20) as usize;
-            let bytes = map.bytes().get(from..from + (hi - lo) * 20).ok_or("read past the index's end")?;
-            let found = bytes.chunks_exact(20).position(|candidate| candidate == id.as_slice());
-            return Ok(found.map(|i| lo + i));
-        }
+        let (at, len) = (self.ids_at + lo as u64 * 20, (hi - lo) * 20);
         let mut window = [0u8; MAX_SCANNED * 20];
-        let bytes = &mut window[..(hi - lo) * 20];
-        self.read_index(bytes, self.ids_at + lo as u64 * 20)?;
+        let bytes: &[u8] = match self.index_map.as_deref() {
+            // In place: a copy out of the mapping was most of a lookup's cost (see IDS_PER_BUCKET).
+            Some(map) => {
+                let from = usize::try_from(at).map_err(|_| "read past the index's end")?;
+                map.bytes().get(from..from + len).ok_or("read past the index's end")?
+            }
+            None => {
+                self.read_index(&mut window[..len], at)?;
+                &window[..len]
+            }
+        };
         let found = bytes.chunks_exact(20).position(|candidate| candidate == id.as_slice());
         Ok(found.map(|i| lo + i))
     }
