@@ -63,6 +63,12 @@ export interface ScanOptions {
    * numbers only); default 131,072. Tests make it small to exercise the file.
    */
   blobIdsInMemory?: number;
+  /**
+   * The diff pass writes indexes of just the objects its gits read (diff-index.ts) where the
+   * repository's pack indexes together are at least this many bytes; default 40 MiB. Tests make it
+   * 0 to exercise them.
+   */
+  diffIndexFromBytes?: number;
 }
 
 /** Scans the full history of a repository; findings carry no secret (see secrets.ts). */
@@ -135,6 +141,7 @@ export async function scanRepository(options: ScanOptions): Promise<ScanResult> 
       parallelism: options.parallelism ?? Math.min(4, availableParallelism()),
       wholeHistory: options.commits === undefined && gate.length === commits.length,
       blobIdsInMemory: options.blobIdsInMemory,
+      diffIndexFromBytes: options.diffIndexFromBytes,
     };
     const unreadable = (
       await Promise.all([

@@ -30,8 +30,8 @@ import { grown } from './typed-arrays.js';
  *    version does not have (shared-runs.ts);
  * 3. run git's own diff (history.ts, the reference path) over just the commits that bring in such a
  *    blob, or that git could not list or read: their findings and unreadable commits are exactly
- *    what the diff path gives, and every other commit provably has none. git looks their objects up
- *    in indexes of just those objects (diff-index.ts), not in the packs' whole indexes.
+ *    what the diff path gives, and every other commit provably has none. Where the packs' indexes
+ *    are large, git looks their objects up in indexes of just those objects (diff-index.ts).
  */
 
 /** Fewer commits than this share one `git log -p`: the diff pass is short, start-up is not free. */
@@ -81,17 +81,22 @@ export async function scanCommitsBlobFirst(
   // The gate's tables are unreachable now, and the diff pass is the scan's peak of memory (the
   // scan's own process beside two `git log -p`): what they held goes back to the system first.
   await releaseBetweenPhases(commits);
-  // git reads the objects of these diffs through indexes of just them (diff-index.ts).
-  return withDiffIndex(options.git, [...commitsToDiff, ...suspects], (git) =>
-    scanCommitsByDiff(
-      { ...options, git },
-      CommitList.of(commitsToDiff),
-      onCommitDone,
-      MIN_DIFF_COMMITS_PER_PROCESS,
-      undefined,
-      suspects,
-      plan,
-    ),
+  // git reads the objects of these diffs through indexes of just them where the repository's are
+  // large (diff-index.ts).
+  return withDiffIndex(
+    options.git,
+    [...commitsToDiff, ...suspects],
+    (git) =>
+      scanCommitsByDiff(
+        { ...options, git },
+        CommitList.of(commitsToDiff),
+        onCommitDone,
+        MIN_DIFF_COMMITS_PER_PROCESS,
+        undefined,
+        suspects,
+        plan,
+      ),
+    options.diffIndexFromBytes,
   );
 }
 

@@ -167,25 +167,31 @@ describe.skipIf(skip)('the scan diffs through the indexes', () => {
     const gitDir = packed(histories['renames, merges and edge cases'](), 'offsets');
     const commits = git(gitDir, 'rev-list', '--all').trim().split('\n');
     let seen = '';
-    await withDiffIndex({ binary: 'git', repo: gitDir }, commits, async (runner, index) => {
-      expect(index).toMatchObject({ packs: 1 });
-      seen = runner.env?.GIT_OBJECT_DIRECTORY ?? '';
-      expect(runner.options).toEqual(['-c', 'core.multiPackIndex=false']);
-      // The repository's objects are its alternate; its pack is linked, not copied.
-      expect(readFileSync(join(seen, 'info', 'alternates'), 'utf8')).toBe(`${join(gitDir, 'objects')}\n`);
-      const files = readdirSync(join(seen, 'pack'));
-      expect(
-        files
-          .filter((f) => f.endsWith('.pack'))
-          .every((f) => lstatSync(join(seen, 'pack', f)).isSymbolicLink()),
-      ).toBe(true);
-      // No secret of the history (all of them in these diffs) is in a file written here.
-      expect(planted.length).toBeGreaterThan(5);
-      for (const file of files.filter((f) => f.endsWith('.idx'))) {
-        const bytes = readFileSync(join(seen, 'pack', file));
-        for (const secret of planted) expect(bytes.includes(secret)).toBe(false);
-      }
-    });
+    // Written whatever the size of the repository's own indexes (0): these are a few kilobytes.
+    await withDiffIndex(
+      { binary: 'git', repo: gitDir },
+      commits,
+      async (runner, index) => {
+        expect(index).toMatchObject({ packs: 1 });
+        seen = runner.env?.GIT_OBJECT_DIRECTORY ?? '';
+        expect(runner.options).toEqual(['-c', 'core.multiPackIndex=false']);
+        // The repository's objects are its alternate; its pack is linked, not copied.
+        expect(readFileSync(join(seen, 'info', 'alternates'), 'utf8')).toBe(`${join(gitDir, 'objects')}\n`);
+        const files = readdirSync(join(seen, 'pack'));
+        expect(
+          files
+            .filter((f) => f.endsWith('.pack'))
+            .every((f) => lstatSync(join(seen, 'pack', f)).isSymbolicLink()),
+        ).toBe(true);
+        // No secret of the history (all of them in these diffs) is in a file written here.
+        expect(planted.length).toBeGreaterThan(5);
+        for (const file of files.filter((f) => f.endsWith('.idx'))) {
+          const bytes = readFileSync(join(seen, 'pack', file));
+          for (const secret of planted) expect(bytes.includes(secret)).toBe(false);
+        }
+      },
+      0,
+    );
     expect(seen).toMatch(/svc-diff-objects-/);
     expect(existsSync(seen)).toBe(false);
   });
@@ -195,10 +201,45 @@ describe.skipIf(skip)('the scan diffs through the indexes', () => {
     cleanups.push(() => repo.cleanup());
     const commit = repo.commitFiles({ 'a.txt': 'a\n' });
     const runner = { binary: 'git', repo: repo.dir };
-    await withDiffIndex(runner, [commit], async (given, index) => {
-      expect(index).toBeNull();
-      expect(given).toBe(runner);
-    });
+    await withDiffIndex(
+      runner,
+      [commit],
+      async (given, index) => {
+        expect(index).toBeNull();
+        expect(given).toBe(runner);
+      },
+      0,
+    );
+  });
+
+  it("and where the repository's pack indexes, its alternates' too, are smaller than the bound", async () => {
+    const gitDir = packed(histories['every shape of change'](), 'offsets');
+    const commits = git(gitDir, 'rev-list', '--all').trim().split('\n');
+    const idxBytes = readdirSync(join(gitDir, 'objects', 'pack'))
+      .filter((f) => f.endsWith('.idx'))
+      .reduce((sum, f) => sum + lstatSync(join(gitDir, 'objects', 'pack', f)).size, 0);
+    expect(idxBytes).toBeGreaterThan(1000);
+    const runner = { binary: 'git', repo: gitDir };
+    const indexed = (fromBytes?: number) =>
+      withDiffIndex(
+        runner,
+        commits,
+        async (given, index) => (index === null ? given === runner : index.packs),
+        fromBytes,
+      );
+    // The default bound is far above these few kilobytes: git maps the repository's own.
+    expect(await indexed()).toBe(true);
+    expect(await indexed(idxBytes + 1)).toBe(true);
+    expect(await indexed(idxBytes)).toBe(1);
+    // A clone that borrows every object from it through info/alternates maps the same indexes.
+    const borrower = join(tempDir('svc-diff-index-alt-'), 'repo.git');
+    execFileSync('git', ['clone', '--quiet', '--bare', '--shared', gitDir, borrower], { env: PLAIN_GIT_ENV });
+    expect(readdirSync(join(borrower, 'objects', 'pack')).filter((f) => f.endsWith('.idx'))).toEqual([]);
+    const borrowed = { binary: 'git', repo: borrower };
+    const given = (fromBytes: number) =>
+      withDiffIndex(borrowed, commits, async (_, index) => index?.packs ?? 0, fromBytes);
+    expect(await given(idxBytes + 1)).toBe(0);
+    expect(await given(idxBytes)).toBe(1);
   });
 
   it('and where no temporary directory can be made', async () => {
@@ -208,11 +249,16 @@ describe.skipIf(skip)('the scan diffs through the indexes', () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = join(tempDir('svc-no-tmp-'), 'not-there');
     try {
-      const answer = await withDiffIndex(runner, [commit!], async (given, index) => {
-        expect(index).toBeNull();
-        expect(given).toBe(runner);
-        return 'diffed';
-      });
+      const answer = await withDiffIndex(
+        runner,
+        [commit!],
+        async (given, index) => {
+          expect(index).toBeNull();
+          expect(given).toBe(runner);
+          return 'diffed';
+        },
+        0,
+      );
       expect(answer).toBe('diffed');
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
@@ -233,7 +279,12 @@ describe.skipIf(skip)('the scan diffs through the indexes', () => {
       `#!/bin/sh\ncase " $* " in *" -p "*) echo "\${GIT_OBJECT_DIRECTORY:-none}" >> "${log}" ;; esac\nexec "${realGit}" "$@"\n`,
       { mode: 0o755 },
     );
-    const blobFirst = await scanRepository({ path: gitDir, method: 'blob-first', gitBinary: binary });
+    const blobFirst = await scanRepository({
+      path: gitDir,
+      method: 'blob-first',
+      gitBinary: binary,
+      diffIndexFromBytes: 0,
+    });
     const diff = await scanRepository({ path: gitDir, method: 'diff' });
     const report = (r: typeof diff) => renderReport(r, 'json', { toolVersion: 'test' });
     expect(diff.findings.length).toBeGreaterThan(5);
@@ -244,5 +295,12 @@ describe.skipIf(skip)('the scan diffs through the indexes', () => {
       expect(d).toMatch(/svc-diff-objects-/);
       expect(existsSync(d)).toBe(false);
     }
+    // By default a history this small is diffed from the repository's own indexes: the same report.
+    writeFileSync(log, '');
+    const plain = await scanRepository({ path: gitDir, method: 'blob-first', gitBinary: binary });
+    expect(report(plain)).toBe(report(diff));
+    const plainDirs = readFileSync(log, 'utf8').trim().split('\n');
+    expect(plainDirs.length).toBe(dirs.length);
+    expect(new Set(plainDirs)).toEqual(new Set(['none']));
   });
 });

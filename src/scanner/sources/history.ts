@@ -102,6 +102,8 @@ export interface HistoryScanOptions {
   wholeHistory?: boolean;
   /** Object ids the blob-first reading's table holds in memory (ScanOptions.blobIdsInMemory). */
   blobIdsInMemory?: number;
+  /** Where the diff pass's own indexes start to be written (ScanOptions.diffIndexFromBytes). */
+  diffIndexFromBytes?: number;
 }
 
 /**
