@@ -10,7 +10,10 @@
 //! start one line a commit, `<id>\n` or with `withParents` `<id> <parent>...\n` (as `git rev-list
 //! --parents`), and `out` (at least 4 bytes) gets the number of commits (u32 LE). A commit, tag or
 //! parent it cannot read (missing, damaged, not a commit) fails the call: git is then to walk.
+//! walkCommits(database, tips, withParents, fd, out, done, factsFd): and each commit's fact (its
+//! tree and parents: commit_facts.rs) to the file `factsFd` from its start, in the same order.
 
+use crate::commit_facts::{push_fact, FACT_SIZE};
 use crate::napi::*;
 use crate::odb::{hex as hex_id, Answer, Odb, Scratch, COMMIT, TAG};
 use crate::tree::{parse_hex, Commit};
@@ -35,6 +38,7 @@ struct Queued {
     /** When it was queued: among equal dates, the earlier first (git inserts after its equals). */
     order: Reverse<u64>,
     id: [u8; 20],
+    tree: [u8; 20],
     parents: Vec<[u8; 20]>,
 }
 
@@ -132,7 +136,7 @@ impl<'a> Walker<'a> {
         let data = &self.buffer[..size];
         let commit = Commit::parse(data).ok_or_else(|| format!("cannot parse commit {}", hex_id(id)))?;
         let date = commit_date(&data[46 + 48 * commit.parents.len()..]);
-        self.queue.push(Queued { date, order: Reverse(self.queued), id: *id, parents: commit.parents });
+        self.queue.push(Queued { date, order: Reverse(self.queued), id: *id, tree: commit.tree, parents: commit.parents });
         self.queued += 1;
         Ok(())
     }
@@ -243,8 +247,34 @@ fn push_hex(line: &mut Vec<u8>, id: &[u8; 20]) {
     }
 }
 
-/** The walk: every commit's line written to `file`; the bytes written and the commits. */
-fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File) -> Result<(u64, u32), String> {
+/** Bytes gathered for a file, written at its end once there are WRITE_CHUNK of them. */
+struct Output<'a> {
+    file: &'a File,
+    pending: Vec<u8>,
+    written: u64,
+}
+
+impl<'a> Output<'a> {
+    fn new(file: &'a File) -> Output<'a> {
+        Output { file, pending: Vec::with_capacity(WRITE_CHUNK + 4096), written: 0 }
+    }
+
+    /** Writes what is gathered when there is enough, or all of it at the `end`; the bytes written. */
+    fn flush(&mut self, end: bool) -> Result<u64, String> {
+        if end || self.pending.len() >= WRITE_CHUNK {
+            self.file.write_all_at(&self.pending, self.written).map_err(|e| format!("cannot write the commit list: {e}"))?;
+            self.written += self.pending.len() as u64;
+            self.pending.clear();
+        }
+        Ok(self.written)
+    }
+}
+
+/**
+ * The walk: every commit's line written to `file`, and its fact to `facts` when given; the bytes
+ * written to `file` and the commits.
+ */
+fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File, facts: Option<&File>) -> Result<(u64, u32), String> {
     let mut walker = Walker {
         odb,
         scratch: Scratch::of_this_thread()?,
@@ -257,38 +287,46 @@ fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File) -> Result<(u64,
         for tip in tips.chunks_exact(20) {
             walker.start_from(tip.try_into().unwrap())?;
         }
-        let mut pending: Vec<u8> = Vec::with_capacity(WRITE_CHUNK + 4096);
-        let (mut written, mut count) = (0u64, 0u32);
+        let mut lines = Output::new(file);
+        let mut fact_out = facts.map(Output::new);
+        let mut count = 0u32;
         while let Some(commit) = walker.queue.pop() {
             for parent in &commit.parents {
                 walker.meet(parent)?;
             }
-            push_hex(&mut pending, &commit.id);
+            let line = &mut lines.pending;
+            push_hex(line, &commit.id);
             if with_parents {
                 for parent in &commit.parents {
-                    pending.push(b' ');
-                    push_hex(&mut pending, parent);
+                    line.push(b' ');
+                    push_hex(line, parent);
                 }
             }
-            pending.push(b'\n');
-            count = count.checked_add(1).ok_or("more than 4 billion commits")?;
-            if pending.len() >= WRITE_CHUNK {
-                file.write_all_at(&pending, written).map_err(|e| format!("cannot write the commit list: {e}"))?;
-                written += pending.len() as u64;
-                pending.clear();
+            line.push(b'\n');
+            lines.flush(false)?;
+            if let Some(out) = fact_out.as_mut() {
+                push_fact(&mut out.pending, &commit.tree, &commit.parents);
+                out.flush(false)?;
             }
+            count = count.checked_add(1).ok_or("more than 4 billion commits")?;
         }
-        file.write_all_at(&pending, written).map_err(|e| format!("cannot write the commit list: {e}"))?;
-        Ok((written + pending.len() as u64, count))
+        if let Some(out) = fact_out.as_mut() {
+            let written = out.flush(true)?;
+            debug_assert_eq!(written, count as u64 * FACT_SIZE as u64);
+        }
+        Ok((lines.flush(true)?, count))
     })();
     let Walker { scratch, .. } = walker;
     scratch.keep_for_this_thread();
     result
 }
 
-/** walkCommits(database, tips, withParents, fd, out, done): the walk on a worker thread (worker_pool.rs). */
+/**
+ * walkCommits(database, tips, withParents, fd, out, done, factsFd): the walk on a worker thread
+ * (worker_pool.rs); `factsFd` null or undefined for no facts.
+ */
 pub extern "C" fn walk_commits(env: napi_env, info: napi_callback_info) -> napi_value {
-    let [db, tips, with_parents, fd, out, done] = args::<6>(env, info);
+    let [db, tips, with_parents, fd, out, done, facts_fd] = args::<7>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "walkCommits: not a database") };
     let Some(tips) = buffer_call::ids_of(env, tips) else {
         return throw(env, "walkCommits: tips must be a Buffer of 20-byte ids");
@@ -301,15 +339,35 @@ pub extern "C" fn walk_commits(env: napi_env, info: napi_callback_info) -> napi_
     if unsafe { napi_get_value_int32(env, fd, &mut descriptor) } != NAPI_OK || descriptor < 0 {
         return throw(env, "walkCommits: fd must be a file descriptor");
     }
+    let Some(facts_descriptor) = descriptor_of(env, facts_fd) else {
+        return throw(env, "walkCommits: factsFd must be a file descriptor, null or undefined");
+    };
     let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let job: buffer_call::Job = Box::new(move |out| {
         let Some(odb) = odb else { return Err("walkCommits: the database is closed".into()) };
-        // The caller's descriptor: written, never closed here.
+        // The caller's descriptors: written, never closed here.
         let file = ManuallyDrop::new(unsafe { File::from_raw_fd(descriptor) });
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(&odb, &tips, parents, &file)))
+        let facts = facts_descriptor.map(|fd| ManuallyDrop::new(unsafe { File::from_raw_fd(fd) }));
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(&odb, &tips, parents, &file, facts.as_deref())))
             .unwrap_or_else(|_| Err("walkCommits: the walk failed".into()))?;
         out[..4].copy_from_slice(&walked.1.to_le_bytes());
         usize::try_from(walked.0).map_err(|_| "walkCommits: the list is too large".into())
     });
     buffer_call::queue(env, "walkCommits", c"svc commit walk", out, 4, done, job)
+}
+
+/** An optional descriptor: Some(None) for null or undefined, Some(fd) for one, None for anything else. */
+fn descriptor_of(env: napi_env, value: napi_value) -> Option<Option<i32>> {
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
+        return None;
+    }
+    if kind == NAPI_NULL || kind == NAPI_UNDEFINED {
+        return Some(None);
+    }
+    let mut descriptor = -1;
+    if unsafe { napi_get_value_int32(env, value, &mut descriptor) } != NAPI_OK || descriptor < 0 {
+        return None;
+    }
+    Some(Some(descriptor))
 }

@@ -20,6 +20,7 @@
 //! listChanges lists commits' tree changes as `git log --raw -c` does (listing.rs describes its records).
 
 mod buffer_call;
+mod commit_facts;
 mod commit_walk;
 mod delta;
 mod diff_index;

@@ -4,7 +4,10 @@
 //! that differ from every parent). One walk serves all three, as in git: tree-diff.c's
 //! ll_diff_tree_paths and emit_path, ported (git 2.39), with one parent for a plain diff.
 //!
-//! JavaScript: listChanges(database, commitIds, out, done) -> done(error, used) on the main thread.
+//! JavaScript: listChanges(database, commitIds, out, done, facts) -> done(error, used) on the main
+//! thread. `facts` (null or undefined: none) are the commits' facts from the walk (commit_facts.rs),
+//! one a commit id: a commit of one parent or none is then not read (its fact says what the listing
+//! reads of it), a merge still is.
 //! The records written into `out`, one a commit, in order:
 //!   u8 status: 0 listed; 2 left to git (a commit or tree missing, damaged, of another type, or
 //!     anything not done here exactly as git does it)
@@ -23,6 +26,7 @@
 //! on. `paths` (null: none) is a Buffer of paths each ended by a line feed: only changes at them or
 //! under them are listed, as git's literal pathspecs limit a listing.
 
+use crate::commit_facts::{commit_of, facts_of, FACT_SIZE};
 use crate::napi::*;
 use crate::odb::Odb;
 use crate::tree::{base_name_compare, common_prefix, is_dir, Commit, Entry, Tree, TreeCache};
@@ -118,13 +122,23 @@ impl<'a> Lister<'a> {
         self.at += bytes.len();
     }
 
-    /** The record of commit `id` at `at`, or why not (`at` is then where it was). */
-    fn list(&mut self, id: &[u8; 20]) -> Result<(), Stop> {
+    /**
+     * The record of commit `id` at `at`, or why not (`at` is then where it was). `fact`: what the
+     * walk read of it, when given (kept as a commit read would be: its child's listing looks there).
+     */
+    fn list(&mut self, id: &[u8; 20], fact: Option<&[u8]>) -> Result<(), Stop> {
         let start = self.at;
         if self.out.len() - start < HEADER {
             return Err(Stop::NoRoom);
         }
-        let commit = self.commit(id)?;
+        let commit = match fact.and_then(commit_of) {
+            Some(told) => {
+                let told = Arc::new(told);
+                self.reader.keep_commit(*id, told.clone());
+                told
+            }
+            None => self.commit(id)?,
+        };
         // A root commit is diffed against the empty tree; every other against each parent's tree
         // (git parses a lone parent whole: parse_commit_or_die).
         let mut parents: Vec<Option<[u8; 20]>> = Vec::with_capacity(commit.parents.len().max(1));
@@ -353,8 +367,8 @@ fn advance(tp: &mut [Desc], neq: &[bool]) {
     }
 }
 
-/** Lists as many of `ids`' commits as fit in `out`; the bytes used. */
-fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], mode: Mode, out: &mut [u8]) -> Result<usize, String> {
+/** Lists as many of `ids`' commits as fit in `out` (with their `facts`, when given); the bytes used. */
+fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], facts: Option<&[u8]>, mode: Mode, out: &mut [u8]) -> Result<usize, String> {
     let (per_parent, limit) = match mode {
         Mode::Combined => (false, None),
         Mode::PerParent(limit) => (true, limit),
@@ -375,7 +389,8 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], mode: Mode, out: &mut [u8]
             break;
         }
         // A fault here is one commit left to git, not a failed scan.
-        let listed = catch_unwind(AssertUnwindSafe(|| lister.list(id))).unwrap_or_else(|_| {
+        let fact = facts.map(|f| &f[number * FACT_SIZE..(number + 1) * FACT_SIZE]);
+        let listed = catch_unwind(AssertUnwindSafe(|| lister.list(id, fact))).unwrap_or_else(|_| {
             lister.reader.restart();
             Err(Stop::LeaveToGit)
         });
@@ -397,10 +412,13 @@ fn list_all(odb: &Odb, cache: &TreeCache, ids: &[u8], mode: Mode, out: &mut [u8]
     Ok(at)
 }
 
-/** listChanges(database, commitIds, out, done): as `read`, a worker thread fills `out`. */
+/** listChanges(database, commitIds, out, done, facts): as `read`, a worker thread fills `out`. */
 pub extern "C" fn list_changes(env: napi_env, info: napi_callback_info) -> napi_value {
-    let [db, ids, out, done] = args::<4>(env, info);
-    queue_listing(env, "listChanges", db, ids, Mode::Combined, out, done)
+    let [db, ids, out, done, facts] = args::<5>(env, info);
+    let Some(facts) = facts_of(env, facts) else {
+        return throw(env, "listChanges: facts must be null, undefined or a Buffer of 44-byte facts");
+    };
+    queue_listing(env, "listChanges", db, ids, facts, Mode::Combined, out, done)
 }
 
 /** listParentChanges(database, commitIds, paths, out, done): listChanges, each parent apart. */
@@ -409,20 +427,33 @@ pub extern "C" fn list_parent_changes(env: napi_env, info: napi_callback_info) -
     let Some(limit) = paths_of(env, paths) else {
         return throw(env, "listParentChanges: paths must be null or a Buffer of paths each ended by a line feed");
     };
-    queue_listing(env, "listParentChanges", db, ids, Mode::PerParent(limit), out, done)
+    queue_listing(env, "listParentChanges", db, ids, None, Mode::PerParent(limit), out, done)
 }
 
 /** Both listings' calls: the arguments checked, then `list_all` on a worker thread. */
-fn queue_listing(env: napi_env, call: &str, db: napi_value, ids: napi_value, mode: Mode, out: napi_value, done: napi_value) -> napi_value {
+#[allow(clippy::too_many_arguments)]
+fn queue_listing(
+    env: napi_env,
+    call: &str,
+    db: napi_value,
+    ids: napi_value,
+    facts: Option<Vec<u8>>,
+    mode: Mode,
+    out: napi_value,
+    done: napi_value,
+) -> napi_value {
     let Some(handle) = handle_of(env, db) else { return throw(env, &format!("{call}: not a database")) };
     let Some(ids) = buffer_call::ids_of(env, ids) else {
         return throw(env, &format!("{call}: commitIds must be a Buffer of 20-byte ids"));
     };
+    if facts.as_ref().is_some_and(|f| f.len() / FACT_SIZE != ids.len() / 20) {
+        return throw(env, &format!("{call}: facts must be one for each commit id"));
+    }
     let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let cache = handle.trees.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let closed = format!("{call}: the database is closed");
     let job: buffer_call::Job = Box::new(move |out| match (odb, cache) {
-        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, mode, out),
+        (Some(odb), Some(cache)) => list_all(&odb, &cache, &ids, facts.as_deref(), mode, out),
         _ => Err(closed),
     });
     buffer_call::queue(env, call, c"svc tree listing", out, HEADER, done, job)

@@ -75,6 +75,11 @@ impl<'a> TreeReader<'a> {
         Ok(commit)
     }
 
+    /** Keeps `commit` as if read here (the walk read it: commit_facts.rs). */
+    pub fn keep_commit(&mut self, id: [u8; 20], commit: Arc<Commit>) {
+        self.cache.put_commit(id, commit);
+    }
+
     /** The tree `id` (the empty tree for none), as fill_tree_descriptor reads it. */
     pub fn tree(&mut self, id: Option<&[u8; 20]>) -> Result<Tree, Unreadable> {
         let Some(id) = id else { return Ok(self.empty.clone()) };

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestRepo } from '../../../test/helpers/git-repo.js';
 import { scanRepository } from '../scan.js';
-import { CommitFile, CommitList, ReversedCommits } from './commit-list.js';
+import { CommitFacts, CommitFile, CommitList, FACT_SIZE, ReversedCommits } from './commit-list.js';
 import { listCommits, listCommitsToFile } from './history.js';
 
 /** Fake commit ids, 40 hex digits each. */
@@ -22,15 +22,16 @@ function inFile(shas: readonly string[]): CommitList {
   return new CommitList(file, 41);
 }
 
-/** Open descriptors of this process on a deleted commit list file. */
-const openCommitFiles = () =>
+/** Open descriptors of this process on a deleted commit list file (or facts file). */
+const openCommitFiles = (kind = /svc-commits-.*\(deleted\)$/) =>
   readdirSync('/proc/self/fd').filter((fd) => {
     try {
-      return /svc-commits-.*\(deleted\)$/.test(readlinkSync(`/proc/self/fd/${fd}`));
+      return kind.test(readlinkSync(`/proc/self/fd/${fd}`));
     } catch {
       return false;
     }
   }).length;
+const openFactFiles = () => openCommitFiles(/svc-commit-facts-.*\(deleted\)$/);
 
 describe('a commit list in a temporary file', () => {
   // 5,000 records of 41 bytes: many 64 KB blocks, records cut by their edges.
@@ -68,6 +69,42 @@ describe('a commit list in a temporary file', () => {
     expect(file.filter(odd).from(0).equals(memory.filter(odd).from(0))).toBe(true);
     expect(file.concat(CommitList.of(['ab'.repeat(20)])).at(5000)).toBe('ab'.repeat(20));
   });
+
+  it("gives the walk's facts of a run of commits, reversed with it; a list made from it has none", () => {
+    const records = Buffer.from(
+      shas
+        .slice(0, 50)
+        .map((s) => `${s}\n`)
+        .join(''),
+      'latin1',
+    );
+    const lines = new CommitFile();
+    lines.append(records);
+    const facts = new CommitFacts();
+    lines.facts = facts;
+    // Fact k: 44 bytes of k (the native walk writes them through the descriptor).
+    const written = Buffer.concat(Array.from({ length: 50 }, (_, k) => Buffer.alloc(FACT_SIZE, k)));
+    writeSync(facts.descriptor(), written, 0, written.length, 0);
+    expect(() => facts.written(49)).toThrow(/one fact a commit/);
+    facts.written(50);
+    const list = new CommitList(lines, 41);
+    const opened = openFactFiles();
+    try {
+      expect(list.facts(3, 6)).toEqual(written.subarray(3 * FACT_SIZE, 6 * FACT_SIZE));
+      // Reversed: place i is the list's 49 - i.
+      const reversed = new ReversedCommits(list).facts(0, 3)!;
+      expect([...reversed].filter((_, i) => i % FACT_SIZE === 0)).toEqual([49, 48, 47]);
+      expect(new ReversedCommits(list).facts(10, 12)).toEqual(
+        Buffer.concat([Buffer.alloc(FACT_SIZE, 39), Buffer.alloc(FACT_SIZE, 38)]),
+      );
+      expect(list.filter(() => true).facts(0, 1)).toBeNull();
+      expect(new ReversedCommits(memory).facts(0, 1)).toBeNull();
+    } finally {
+      list.close();
+    }
+    expect(openFactFiles()).toBe(opened - 1);
+    expect(() => facts.read(0, 1)).toThrow(/closed/);
+  });
 });
 
 describe("a full scan's commit list", () => {
@@ -81,19 +118,26 @@ describe("a full scan's commit list", () => {
   it('is git rev-list --all, kept in a file that is gone from the disk and closed after the scan', async () => {
     const before = readdirSync(tmpdir()).filter((name) => name.startsWith('svc-commits-')).length;
     const open = openCommitFiles();
+    const openFacts = openFactFiles();
     const { list } = await listCommits({ binary: 'git', repo: repo.dir });
     try {
       expect(Array.from({ length: list.length }, (_, i) => list.at(i)).join('\n')).toBe(
         repo.git('rev-list', '--all'),
       );
       expect(openCommitFiles()).toBe(open + 1);
+      // The native walk's facts beside it, one a commit (none where git walked).
+      const facts = list.facts(0, list.length);
+      expect(openFactFiles()).toBe(openFacts + (facts === null ? 0 : 1));
+      if (facts !== null) expect(facts.length).toBe(5 * FACT_SIZE);
       expect(readdirSync(tmpdir()).filter((name) => name.startsWith('svc-commits-')).length).toBe(before);
     } finally {
       list.close();
     }
     expect(openCommitFiles()).toBe(open);
+    expect(openFactFiles()).toBe(openFacts);
     await scanRepository({ path: repo.dir });
     expect(openCommitFiles()).toBe(open);
+    expect(openFactFiles()).toBe(openFacts);
   });
 });
 

@@ -310,7 +310,8 @@ export async function listCommits(
     return { list: new CommitList(result.stdout, result.stdout.indexOf(0x0a) + 1), missing: [] };
   }
   // The native reader walks where it can; else git, in segments, and where git dies the careful way.
-  const file = await walkCommitsNatively(git);
+  // With each commit's tree and parents, which the listing then need not read (CommitFacts).
+  const file = await walkCommitsNatively(git, false, true);
   if (file !== null) return { list: new CommitList(file, file.size === 0 ? 0 : 41), missing: [] };
   const result = await listCommitsToFile(git);
   if (result.code === 0) return { list: result.list, missing: [] };

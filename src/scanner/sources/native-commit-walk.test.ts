@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteObjects } from '../../../test/helpers/edge-history.js';
 import { PLAIN_GIT_ENV, TestRepo } from '../../../test/helpers/git-repo.js';
 import { objectReaderForTests } from '../../../test/helpers/object-reader.js';
-import type { CommitFile } from './commit-list.js';
+import { type CommitFile, FACT_SIZE } from './commit-list.js';
 import { listCommits } from './history.js';
 import { eachLine, walkCommitsNatively } from './native-commit-walk.js';
 
@@ -44,14 +44,48 @@ function walkText(file: CommitFile): string {
   return lines.map((line) => `${line}\n`).join('');
 }
 
+/** Each commit's fact (CommitFacts: tree, first parent, parent count) as git reads the commit. */
+function gitFacts(dir: string): Buffer {
+  const commits = gitIn(dir, ['rev-list', '--all']);
+  const lines = gitIn(dir, ['log', '--no-walk=unsorted', '--stdin', '--format=%T %P'], commits).trim();
+  return Buffer.concat(
+    lines.split('\n').map((line) => {
+      const [tree, ...parents] = line
+        .trim()
+        .split(' ')
+        .filter((p) => p !== '');
+      const count = Buffer.alloc(4);
+      count.writeUInt32LE(parents.length);
+      return Buffer.concat([
+        Buffer.from(tree!, 'hex'),
+        Buffer.from(parents[0] ?? '0'.repeat(40), 'hex'),
+        count,
+      ]);
+    }),
+  );
+}
+
 async function expectAsGit(dir: string) {
-  for (const withParents of [false, true]) {
-    const file = await walkCommitsNatively({ binary: 'git', repo: dir }, withParents);
+  for (const [withParents, withFacts] of [
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ] as const) {
+    const file = await walkCommitsNatively({ binary: 'git', repo: dir }, withParents, withFacts);
     expect(file).not.toBeNull();
     try {
       const git = gitIn(dir, ['rev-list', '--all', ...(withParents ? ['--parents'] : [])]);
       expect(walkText(file!)).toBe(git);
       expect(file!.size).toBe(Buffer.byteLength(git, 'latin1'));
+      if (!withFacts) {
+        expect(file!.facts).toBeNull();
+        continue;
+      }
+      // Each commit's tree and parents, in the walk's order, as git reads the commit.
+      const count = git.trim().split('\n').length;
+      expect(file!.facts!.size).toBe(count * FACT_SIZE);
+      expect(file!.facts!.read(0, count).equals(gitFacts(dir))).toBe(true);
     } finally {
       file!.close();
     }

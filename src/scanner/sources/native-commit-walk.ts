@@ -1,7 +1,7 @@
-import { CommitFile } from './commit-list.js';
+import { CommitFacts, CommitFile } from './commit-list.js';
 import { type GitRunner, runGit } from './git.js';
 import { answered } from './native-module.js';
-import { type OpenedDatabase, openObjectDatabase } from './object-database.js';
+import { openObjectDatabase } from './object-database.js';
 
 /** Lines of a walk's file read at a time (descendants' `<id> <parent>...` lines). */
 const READ_BLOCK = 1 << 20;
@@ -15,8 +15,13 @@ const READ_BLOCK = 1 << 20;
  * damaged commit: git's walk then says what). git maps each pack's whole index to walk (140 MB
  * resident of a million synthetic commits' 157 MB index) and keeps an object for each commit it
  * meets; this walk reads the index by positioned reads and keeps a bit for each object of a pack.
+ * `withFacts`: the file's `facts` are each commit's tree and parents (CommitFacts), for the listing.
  */
-export async function walkCommitsNatively(git: GitRunner, withParents = false): Promise<CommitFile | null> {
+export async function walkCommitsNatively(
+  git: GitRunner,
+  withParents = false,
+  withFacts = false,
+): Promise<CommitFile | null> {
   const opened = await openObjectDatabase(git, 'listing');
   if (opened === null) return null;
   try {
@@ -24,7 +29,16 @@ export async function walkCommitsNatively(git: GitRunner, withParents = false): 
     if (tips === null) return null;
     const file = new CommitFile();
     try {
-      await file.fill((fd) => walk(opened, tips, withParents, fd));
+      const facts = withFacts ? new CommitFacts() : null;
+      file.facts = facts;
+      await file.fill(async (fd) => {
+        const out = Buffer.alloc(4);
+        const bytes = await answered((done) =>
+          opened.reader.walkCommits(opened.db, tips, withParents, fd, out, done, facts?.descriptor() ?? null),
+        );
+        facts?.written(out.readUInt32LE(0));
+        return bytes;
+      });
       return file;
     } catch {
       file.close();
@@ -54,12 +68,6 @@ async function startingCommits(git: GitRunner): Promise<Buffer | null> {
     .filter((id) => id !== '');
   if (!ids.every((id) => /^[0-9a-f]{40}$/.test(id))) return null;
   return Buffer.from(ids.join(''), 'hex');
-}
-
-function walk(opened: OpenedDatabase, tips: Buffer, withParents: boolean, fd: number): Promise<number> {
-  return answered((done) =>
-    opened.reader.walkCommits(opened.db, tips, withParents, fd, Buffer.alloc(4), done),
-  );
 }
 
 /** Each line of a walk's file (walkCommitsNatively), in order, without its line feed. */

@@ -92,14 +92,66 @@ function parseRecords(out: Buffer, used: number, asked: number): Listing[] {
 }
 
 /** One listChanges() call: the bytes of `out` its records used. */
-function listInto(db: ObjectDatabase, ids: Buffer, out: Buffer): Promise<number> {
+function listInto(
+  db: ObjectDatabase,
+  ids: Buffer,
+  out: Buffer,
+  facts: Buffer | null = null,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    reader().listChanges(db, ids, out, (error, used) => {
-      if (error) reject(error);
-      else if (used === undefined) reject(new Error('done got neither an error nor a byte count'));
-      else resolve(used);
-    });
+    reader().listChanges(
+      db,
+      ids,
+      out,
+      (error, used) => {
+        if (error) reject(error);
+        else if (used === undefined) reject(new Error('done got neither an error nor a byte count'));
+        else resolve(used);
+      },
+      facts,
+    );
   });
+}
+
+/** The bytes of a listing's record in `out`. */
+function recordBytes(record: Listing): number {
+  if (record.status !== 0) return 1;
+  return (
+    9 +
+    record.changes.reduce(
+      (n, ch) => n + 4 + Buffer.byteLength(ch.path, 'latin1') + 24 * (1 + ch.before.length),
+      0,
+    )
+  );
+}
+
+/** A commit's fact as the walk writes it (CommitFacts): tree, first parent (or zeros), parent count. */
+function factOf(tree: string, parents: string[]): Buffer {
+  const count = Buffer.alloc(4);
+  count.writeUInt32LE(parents.length);
+  return Buffer.concat([Buffer.from(tree, 'hex'), Buffer.from(parents[0] ?? ZERO, 'hex'), count]);
+}
+
+/** Each commit's fact, as git reads the commit. */
+function gitFacts(gitDir: string, shas: string[]): Map<string, Buffer> {
+  const lines = execFileSync(
+    'git',
+    ['--git-dir', gitDir, 'log', '--no-walk=unsorted', '--stdin', '--format=%H %T %P'],
+    {
+      env: PLAIN_GIT_ENV,
+      encoding: 'latin1',
+      input: shas.map((sha) => `${sha}\n`).join(''),
+    },
+  );
+  const facts = new Map<string, Buffer>();
+  for (const line of lines.trim().split('\n')) {
+    const [sha, tree, ...parents] = line
+      .trim()
+      .split(' ')
+      .filter((w) => w !== '');
+    facts.set(sha!, factOf(tree!, parents));
+  }
+  return facts;
 }
 
 /**
@@ -111,6 +163,7 @@ async function nativeListing(
   shas: string[],
   outSize = 1 << 20,
   calls: number[] = [],
+  facts: ReadonlyMap<string, Buffer> | null = null,
 ): Promise<Listing[]> {
   const db = reader().open(objects, []);
   try {
@@ -119,7 +172,8 @@ async function nativeListing(
     while (listings.length < shas.length) {
       const rest = shas.slice(listings.length);
       out.fill(0xa5); // not zeros: bytes the addon did not write are noticed
-      const used = await listInto(db, Buffer.from(rest.join(''), 'hex'), out);
+      const restFacts = facts === null ? null : Buffer.concat(rest.map((sha) => facts.get(sha)!));
+      const used = await listInto(db, Buffer.from(rest.join(''), 'hex'), out, restFacts);
       const listed = parseRecords(out, used, rest.length);
       if (listed.length === 0) throw new Error(`a call with ${rest.length} commits listed none`);
       calls.push(listed.length);
@@ -450,15 +504,7 @@ describe.skipIf(skip)('listChanges lists tree changes as git log --raw -c does',
     let tooLarge = 0;
     shas.forEach((sha, k) => {
       const record = whole[k]!;
-      const bytes =
-        record.status === 0
-          ? 9 +
-            record.changes.reduce(
-              (n, ch) => n + 4 + Buffer.byteLength(ch.path, 'latin1') + 24 * (1 + ch.before.length),
-              0,
-            )
-          : 1;
-      if (bytes > size) {
+      if (recordBytes(record) > size) {
         tooLarge++;
         expect({ sha, ...small[k] }).toEqual({ sha, status: 2 });
       } else {
@@ -468,11 +514,74 @@ describe.skipIf(skip)('listChanges lists tree changes as git log --raw -c does',
     expect(tooLarge).toBeGreaterThan(0);
   });
 
+  it("given the walk's facts of each commit, the same listing, loose and packed, in calls cut short", async () => {
+    const { repo } = history();
+    for (const gitDir of [gitDirOf(repo), packedHistory()]) {
+      const shas = allCommits(gitDir);
+      const facts = gitFacts(gitDir, shas);
+      expect(facts.size).toBe(shas.length);
+      const theirs = gitListing(gitDir, shas);
+      const calls: number[] = [];
+      // Room for the largest record: every call but the last is cut short.
+      const size = Math.max(...theirs.map(recordBytes));
+      const ours = await nativeListing(join(gitDir, 'objects'), shas, size, calls, facts);
+      expect(calls.length).toBeGreaterThan(1);
+      for (let k = 0; k < shas.length; k++) {
+        expect({ commit: shas[k], ...ours[k] }).toEqual({ commit: shas[k], ...theirs[k] });
+      }
+    }
+  });
+
+  it("takes a commit's tree and parent from its fact, and a merge's from the merge itself", async () => {
+    const repo = newRepo();
+    const base = repo.commitFiles({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, 'base');
+    const one = repo.commitFiles({ 'a.txt': 'a changed\n' }, 'one');
+    const other = repo.commitFiles({ 'b.txt': 'b changed\n', 'c.txt': 'c\n' }, 'other');
+    const merge = commitOf(repo, repo.git('rev-parse', `${other}^{tree}`), [one, base], 'merge');
+    const gitDir = gitDirOf(repo);
+    const objects = join(gitDir, 'objects');
+    const tree = (sha: string) => repo.git('rev-parse', `${sha}^{tree}`);
+    // `one`'s fact names `other`'s tree and `base` as its parent: listed, it is that diff, not its own.
+    const told = new Map([[one, factOf(tree(other), [base])]]);
+    const [listed] = await nativeListing(objects, [one], 1 << 20, [], told);
+    const [asTold] = gitListing(gitDir, [commitOf(repo, tree(other), [base], 'as told')]);
+    expect(listed).toEqual(asTold);
+    expect(listed).not.toEqual(gitListing(gitDir, [one])[0]);
+    // A root commit's fact: listed against the empty tree.
+    const [root] = await nativeListing(
+      objects,
+      [base],
+      1 << 20,
+      [],
+      new Map([[base, factOf(tree(one), [])]]),
+    );
+    expect(root).toEqual(gitListing(gitDir, [commitOf(repo, tree(one), [], 'root as told')])[0]);
+    // A merge's fact says one parent of two: the merge is read, whatever its fact says.
+    const [merged] = await nativeListing(
+      objects,
+      [merge],
+      1 << 20,
+      [],
+      new Map([[merge, factOf(tree(base), [other, one])]]),
+    );
+    expect(merged).toEqual(gitListing(gitDir, [merge])[0]);
+    expect(merged).toMatchObject({ status: 0, parents: 2 });
+  });
+
   it('refuses bad arguments', () => {
     const { repo } = history();
     const db = reader().open(join(gitDirOf(repo), 'objects'), []);
     try {
       const done = () => {};
+      expect(() =>
+        reader().listChanges(db, Buffer.alloc(40), Buffer.alloc(64), done, Buffer.alloc(44)),
+      ).toThrow(/one for each commit id/);
+      expect(() =>
+        reader().listChanges(db, Buffer.alloc(20), Buffer.alloc(64), done, Buffer.alloc(43)),
+      ).toThrow(/44-byte facts/);
+      expect(() =>
+        reader().listChanges(db, Buffer.alloc(20), Buffer.alloc(64), done, 'facts' as unknown as Buffer),
+      ).toThrow(/44-byte facts/);
       expect(() => reader().listChanges(db, Buffer.alloc(19), Buffer.alloc(64), done)).toThrow(/20-byte ids/);
       expect(() => reader().listChanges(db, Buffer.alloc(20), Buffer.alloc(8), done)).toThrow(
         /at least 9 bytes/,

@@ -57,7 +57,13 @@ export async function listChangesNatively(
     used: answered((done) =>
       perParent
         ? opened.reader.listParentChanges(opened.db, binaryIds(commits, from, to), paths, buffer, done)
-        : opened.reader.listChanges(opened.db, binaryIds(commits, from, to), buffer, done),
+        : opened.reader.listChanges(
+            opened.db,
+            binaryIds(commits, from, to),
+            buffer,
+            done,
+            commits.facts?.(from, to) ?? null,
+          ),
     ),
   });
   const askNext = (buffer: Buffer): Call | null => {

@@ -61,6 +61,11 @@ export interface ObjectReaderModule {
     commitIds: Buffer,
     out: Buffer,
     done: (error: Error | null, used?: number) => void,
+    /**
+     * The walk's fact of each commit (CommitFacts, 44 bytes each): a commit of one parent or none
+     * is then not read again. Null or left out: every commit is read.
+     */
+    facts?: Buffer | null,
   ): void;
   /**
    * listChanges, but each commit against each of its parents apart, as `git log --raw -r
@@ -89,6 +94,8 @@ export interface ObjectReaderModule {
     fd: number,
     out: Buffer,
     done: (error: Error | null, bytes?: number) => void,
+    /** Where each commit's fact goes too (commit-list.ts, CommitFacts), from the file's start. */
+    factsFd?: number | null,
   ): void;
   /**
    * Writes into `directory` (which must exist), for each pack holding any of them, a pack index of
