@@ -15,7 +15,7 @@ import { eachLine, walkCommitsNatively } from './native-commit-walk.js';
 // kind, a detached HEAD, notes, a stash; loose, packed and both. Where it cannot walk (a missing
 // commit, linked worktrees, a shallow clone) it gives way to git.
 
-const { skip } = objectReaderForTests('native-commit-walk.test.ts');
+const { skip, reader: objectReader } = objectReaderForTests('native-commit-walk.test.ts');
 
 const gitIn = (dir: string, args: string[], input?: string) =>
   execFileSync('git', ['-C', dir, ...args], {
@@ -203,6 +203,19 @@ describe.skipIf(skip)('the native commit walk', () => {
     gitIn(packed, ['update-ref', 'refs/heads/loose', loose]);
     expect(gitIn(packed, ['count-objects', '-v'])).toMatch(/^count: [1-9]/m);
     await expectAsGit(packed);
+  });
+
+  it('refuses a facts descriptor that is not one, null or undefined', () => {
+    const reader = objectReader();
+    const db = reader.open(join(repo.dir, '.git', 'objects'), []);
+    try {
+      const walk = (factsFd: unknown) =>
+        reader.walkCommits(db, Buffer.alloc(20), false, 0, Buffer.alloc(4), () => {}, factsFd as number);
+      expect(() => walk('3')).toThrow(/factsFd must be a file descriptor, null or undefined/);
+      expect(() => walk(-1)).toThrow(/factsFd must be a file descriptor/);
+    } finally {
+      reader.close(db);
+    }
   });
 
   it('an empty repository: no commit, an empty list', async () => {
