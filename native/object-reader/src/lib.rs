@@ -21,6 +21,7 @@
 
 mod buffer_call;
 mod commit_facts;
+mod commit_read_ahead;
 mod commit_walk;
 mod delta;
 mod diff_index;
