@@ -12,14 +12,11 @@
 //! parent it cannot read (missing, damaged, not a commit) fails the call: git is then to walk.
 //! walkCommits(database, tips, withParents, fd, out, done, factsFd): and each commit's fact (its
 //! tree and parents: commit_facts.rs) to the file `factsFd` from its start, in the same order.
-//! walkCommits(..., factsFd, readAhead): `readAhead` [fromObjects, samples] for tests
-//! (commit_read_ahead.rs; undefined: its own).
 
 use crate::commit_facts::{push_fact, FACT_SIZE};
-use crate::commit_read_ahead::{parse_with, Parsed, ReadAhead, FROM_OBJECTS, JUDGED_EVERY, SAMPLES};
 use crate::napi::*;
 use crate::odb::{hex as hex_id, Answer, Odb, Scratch, COMMIT, TAG};
-use crate::tree::parse_hex;
+use crate::tree::{parse_hex, Commit};
 use crate::{args, buffer_call, handle_of, throw};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashSet};
@@ -98,11 +95,6 @@ struct Walker<'a> {
     seen: Seen,
     queue: BinaryHeap<Queued>,
     queued: u64,
-    /** Commits read ahead of the walk on other threads (large packs: commit_read_ahead.rs). */
-    ahead: Option<&'a ReadAhead<'a>>,
-    /** Commits asked of it and found there, since it was last judged. */
-    asked: u32,
-    found: u32,
 }
 
 impl<'a> Walker<'a> {
@@ -133,14 +125,6 @@ impl<'a> Walker<'a> {
         if !self.seen.mark(id, place) {
             return Ok(());
         }
-        if let (Some(ahead), Some((p, k))) = (self.ahead, place) {
-            let taken = self.odb.packs()[p].offset_of(k).ok().and_then(|offset| ahead.take(p, offset));
-            self.judge(ahead, taken.is_some());
-            if let Some(parsed) = taken {
-                self.push(id, parsed);
-                return Ok(());
-            }
-        }
         let (kind, size) = self.read(id, place)?;
         if kind != COMMIT {
             return Err(format!("{} is not a commit", hex_id(id)));
@@ -148,28 +132,13 @@ impl<'a> Walker<'a> {
         self.queue_commit(id, size)
     }
 
-    /** Counts what the reading ahead found, and gives it up when it finds too little. */
-    fn judge(&mut self, ahead: &ReadAhead, found: bool) {
-        self.asked += 1;
-        self.found += found as u32;
-        if self.asked == JUDGED_EVERY {
-            if self.found < JUDGED_EVERY / 2 {
-                ahead.give_up();
-                self.ahead = None;
-            }
-            (self.asked, self.found) = (0, 0);
-        }
-    }
-
     fn queue_commit(&mut self, id: &[u8; 20], size: usize) -> Result<(), String> {
-        let parsed = parse_commit(&self.buffer[..size]).ok_or_else(|| format!("cannot parse commit {}", hex_id(id)))?;
-        self.push(id, parsed);
-        Ok(())
-    }
-
-    fn push(&mut self, id: &[u8; 20], Parsed { date, tree, parents }: Parsed) {
-        self.queue.push(Queued { date, order: Reverse(self.queued), id: *id, tree, parents });
+        let data = &self.buffer[..size];
+        let commit = Commit::parse(data).ok_or_else(|| format!("cannot parse commit {}", hex_id(id)))?;
+        let date = commit_date(&data[46 + 48 * commit.parents.len()..]);
+        self.queue.push(Queued { date, order: Reverse(self.queued), id: *id, tree: commit.tree, parents: commit.parents });
         self.queued += 1;
+        Ok(())
     }
 
     /**
@@ -201,11 +170,6 @@ impl<'a> Walker<'a> {
         }
         Err(format!("tags nested deeper than {MAX_PEEL} at {}", hex_id(tip)))
     }
-}
-
-/** A commit's tree and parents (Commit::parse) and its date, as the walk queues it. */
-fn parse_commit(data: &[u8]) -> Option<Parsed> {
-    parse_with(data, commit_date)
 }
 
 /**
@@ -310,8 +274,7 @@ impl<'a> Output<'a> {
  * The walk: every commit's line written to `file`, and its fact to `facts` when given; the bytes
  * written to `file` and the commits.
  */
-fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File, facts: Option<&File>, read_ahead: (usize, usize)) -> Result<(u64, u32), String> {
-    let ahead = ReadAhead::new(odb, parse_commit, MAX_OBJECT, read_ahead);
+fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File, facts: Option<&File>) -> Result<(u64, u32), String> {
     let mut walker = Walker {
         odb,
         scratch: Scratch::of_this_thread()?,
@@ -319,11 +282,8 @@ fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File, facts: Option<&
         seen: Seen { packs: odb.packs().iter().map(|p| vec![0u64; p.count().div_ceil(64)]).collect(), loose: HashSet::new() },
         queue: BinaryHeap::new(),
         queued: 0,
-        ahead: ahead.as_ref(),
-        asked: 0,
-        found: 0,
     };
-    let mut body = || {
+    let result = (|| {
         for tip in tips.chunks_exact(20) {
             walker.start_from(tip.try_into().unwrap())?;
         }
@@ -355,11 +315,7 @@ fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File, facts: Option<&
             debug_assert_eq!(written, count as u64 * FACT_SIZE as u64);
         }
         Ok((lines.flush(true)?, count))
-    };
-    let result = match &ahead {
-        Some(ahead) => ahead.run(body),
-        None => body(),
-    };
+    })();
     let Walker { scratch, .. } = walker;
     scratch.keep_for_this_thread();
     result
@@ -370,7 +326,7 @@ fn walk(odb: &Odb, tips: &[u8], with_parents: bool, file: &File, facts: Option<&
  * (worker_pool.rs); `factsFd` null or undefined for no facts.
  */
 pub extern "C" fn walk_commits(env: napi_env, info: napi_callback_info) -> napi_value {
-    let [db, tips, with_parents, fd, out, done, facts_fd, read_ahead] = args::<8>(env, info);
+    let [db, tips, with_parents, fd, out, done, facts_fd] = args::<7>(env, info);
     let Some(handle) = handle_of(env, db) else { return throw(env, "walkCommits: not a database") };
     let Some(tips) = buffer_call::ids_of(env, tips) else {
         return throw(env, "walkCommits: tips must be a Buffer of 20-byte ids");
@@ -386,16 +342,13 @@ pub extern "C" fn walk_commits(env: napi_env, info: napi_callback_info) -> napi_
     let Some(facts_descriptor) = descriptor_of(env, facts_fd) else {
         return throw(env, "walkCommits: factsFd must be a file descriptor, null or undefined");
     };
-    let Some(read_ahead) = read_ahead_of(env, read_ahead) else {
-        return throw(env, "walkCommits: readAhead must be undefined or [fromObjects, samples]");
-    };
     let odb = handle.odb.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let job: buffer_call::Job = Box::new(move |out| {
         let Some(odb) = odb else { return Err("walkCommits: the database is closed".into()) };
         // The caller's descriptors: written, never closed here.
         let file = ManuallyDrop::new(unsafe { File::from_raw_fd(descriptor) });
         let facts = facts_descriptor.map(|fd| ManuallyDrop::new(unsafe { File::from_raw_fd(fd) }));
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(&odb, &tips, parents, &file, facts.as_deref(), read_ahead)))
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(&odb, &tips, parents, &file, facts.as_deref())))
             .unwrap_or_else(|_| Err("walkCommits: the walk failed".into()))?;
         out[..4].copy_from_slice(&walked.1.to_le_bytes());
         usize::try_from(walked.0).map_err(|_| "walkCommits: the list is too large".into())
@@ -417,27 +370,4 @@ fn descriptor_of(env: napi_env, value: napi_value) -> Option<Option<i32>> {
         return None;
     }
     Some(Some(descriptor))
-}
-
-/** `readAhead`: the walk's own for undefined, [fromObjects, samples] as given, None for anything else. */
-fn read_ahead_of(env: napi_env, value: napi_value) -> Option<(usize, usize)> {
-    let mut kind = 0;
-    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
-        return None;
-    }
-    if kind == NAPI_UNDEFINED {
-        return Some((FROM_OBJECTS, SAMPLES));
-    }
-    if kind != NAPI_OBJECT {
-        return None;
-    }
-    let number = |i: u32| -> Option<usize> {
-        let mut element = std::ptr::null_mut();
-        let mut n = 0f64;
-        if unsafe { napi_get_element(env, value, i, &mut element) } != NAPI_OK || unsafe { napi_get_value_double(env, element, &mut n) } != NAPI_OK {
-            return None;
-        }
-        (n >= 0.0 && n.fract() == 0.0 && n <= u32::MAX as f64).then_some(n as usize)
-    };
-    Some((number(0)?, number(1)?))
 }

@@ -21,7 +21,6 @@
 
 mod buffer_call;
 mod commit_facts;
-mod commit_read_ahead;
 mod commit_walk;
 mod delta;
 mod diff_index;

@@ -92,6 +92,5 @@ extern "C" {
 
 pub const NAPI_UNDEFINED: c_int = 0;
 pub const NAPI_NULL: c_int = 1;
-pub const NAPI_OBJECT: c_int = 6;
 pub const NAPI_FUNCTION: c_int = 7;
 pub const NAPI_EXTERNAL: c_int = 8;

@@ -214,26 +214,6 @@ impl Odb {
         }
     }
 
-    /**
-     * The commit or tag stored whole (not as a delta) at `offset` in pack `p`, read into `out` (grown
-     * up to `max_size`): its kind, its size and where the next entry starts; None for an entry of
-     * another kind, a delta, or one larger than `max_size` (commit_read_ahead.rs reads the pack's
-     * commits in a row, and the tags git writes among them).
-     */
-    pub fn read_whole_commit_at(&self, p: usize, offset: u64, max_size: usize, out: &mut Vec<u8>, scratch: &mut Scratch) -> Result<Option<(u8, usize, u64)>, String> {
-        let pack = &self.packs[p];
-        let entry = read_entry_header(pack, p, offset, scratch)?;
-        if !matches!(entry.kind, COMMIT | TAG) || entry.size > max_size as u64 {
-            return Ok(None);
-        }
-        let size = entry.size as usize;
-        if out.len() < size {
-            out.resize(size, 0);
-        }
-        let end = inflate_into(pack, p, entry.data_at, scratch, &mut out[..size])?;
-        Ok(Some((entry.kind, size, end)))
-    }
-
     /** `read`, of an object at the place in a pack `packed_place` gave (no second lookup). */
     pub fn read_placed(&self, (p, k): (usize, usize), max_size: u64, out: &mut [u8], scratch: &mut Scratch) -> Answer {
         let read = self.packs[p].offset_of(k).and_then(|offset| self.read_packed(p, offset, max_size, out, scratch));
@@ -537,9 +517,8 @@ fn inflate_entry(pack: &Pack, pack_number: usize, entry: &EntryHeader, scratch: 
 /**
  * Inflates the compressed data at `at` into `out`: exactly `out.len()` bytes, or it is damage (as git
  * says of more or fewer). Starts from what the header's read brought in when it is still there.
- * Where the compressed data ends (the next entry's start, in a pack as git writes it).
  */
-fn inflate_into(pack: &Pack, pack_number: usize, at: u64, scratch: &mut Scratch, out: &mut [u8]) -> Result<u64, String> {
+fn inflate_into(pack: &Pack, pack_number: usize, at: u64, scratch: &mut Scratch, out: &mut [u8]) -> Result<(), String> {
     let size = out.len();
     let have = scratch.input_pack == pack_number && at >= scratch.input_at && at < scratch.input_at + scratch.input_len as u64;
     let mut taken = if have { (at - scratch.input_at) as usize } else { 0 };
@@ -565,11 +544,7 @@ fn inflate_into(pack: &Pack, pack_number: usize, at: u64, scratch: &mut Scratch,
                 step
             };
             if let Step::End = step {
-                return if written == size {
-                    Ok(scratch.input_at + taken as u64)
-                } else {
-                    Err("object shorter than its header says".into())
-                };
+                return if written == size { Ok(()) } else { Err("object shorter than its header says".into()) };
             }
             if taken == input_len {
                 break; // more input wanted

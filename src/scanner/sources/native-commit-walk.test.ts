@@ -65,14 +65,14 @@ function gitFacts(dir: string): Buffer {
   );
 }
 
-async function expectAsGit(dir: string, readAhead?: [number, number]) {
+async function expectAsGit(dir: string) {
   for (const [withParents, withFacts] of [
     [false, false],
     [true, false],
     [false, true],
     [true, true],
   ] as const) {
-    const file = await walkCommitsNatively({ binary: 'git', repo: dir }, withParents, withFacts, readAhead);
+    const file = await walkCommitsNatively({ binary: 'git', repo: dir }, withParents, withFacts);
     expect(file).not.toBeNull();
     try {
       const git = gitIn(dir, ['rev-list', '--all', ...(withParents ? ['--parents'] : [])]);
@@ -205,60 +205,7 @@ describe.skipIf(skip)('the native commit walk', () => {
     await expectAsGit(packed);
   });
 
-  it('packed, its commits read ahead on two threads in chunks of every size, in a pack as git or fast-import writes it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-walk-ahead-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const packed = join(dir, 'packed.git');
-    execFileSync('git', ['clone', '-q', '--mirror', '--no-local', repo.dir, packed], { env: PLAIN_GIT_ENV });
-    gitIn(packed, ['update-ref', '--no-deref', 'HEAD', repo.head()]);
-    gitIn(packed, ['repack', '-adq']);
-    // fast-import's pack: each commit between its blob and the next, not all first as git packs them;
-    // a side branch merged back twice.
-    const imported = join(dir, 'imported.git');
-    execFileSync('git', ['init', '-q', '--bare', imported], { env: PLAIN_GIT_ENV });
-    let stream = '';
-    let mark = 0;
-    const commit = (branch: string, date: number, file: string, merge?: number) => {
-      const blob = ++mark;
-      const text = `${file} at ${date}\n`;
-      stream += `blob\nmark :${blob}\ndata ${text.length}\n${text}\n`;
-      const message = `${branch} ${date}`;
-      stream += `commit refs/heads/${branch}\nmark :${++mark}\ncommitter A <a@example.test> ${date} +0000\n`;
-      stream += `data ${message.length}\n${message}\n${merge === undefined ? '' : `merge :${merge}\n`}`;
-      stream += `M 100644 :${blob} ${file}\n\n`;
-      return mark;
-    };
-    let main = 0;
-    // Over 512 commits: the walk judges the reading ahead (and, in fast-import's pack, gives it up).
-    for (let i = 0; i < 600; i++) main = commit('main', 1_700_000_000 + i * 60, `f${i % 7}.txt`);
-    stream += `reset refs/heads/side\nfrom :${main}\n\n`;
-    let side = 0;
-    for (let i = 0; i < 10; i++) side = commit('side', 1_700_100_000 + i * 60, `s${i % 3}.txt`);
-    commit('main', 1_700_101_000, 'merged.txt', side);
-    for (let i = 0; i < 10; i++) side = commit('side', 1_700_102_000 + i * 60, `s${i % 3}.txt`);
-    for (let i = 0; i < 10; i++) commit('main', 1_700_102_030 + i * 60, `f${i % 7}.txt`);
-    commit('main', 1_700_104_000, 'merged.txt', side);
-    gitIn(imported, ['fast-import', '--quiet'], stream);
-    expect(Number(gitIn(imported, ['rev-list', '--all', '--count']).trim())).toBe(632);
-    const count = (gitDir: string) =>
-      Number(gitIn(gitDir, ['count-objects', '-v']).match(/^in-pack: (\d+)$/m)![1]);
-    expect(count(packed)).toBeGreaterThan(40);
-    expect(count(imported)).toBeGreaterThan(40);
-    // The same history as git packs it: its commits first, met through their parents.
-    const repacked = join(dir, 'repacked.git');
-    execFileSync('git', ['clone', '-q', '--mirror', '--no-local', imported, repacked], {
-      env: PLAIN_GIT_ENV,
-    });
-    gitIn(repacked, ['repack', '-adq']);
-    // From every pack, with one chunk (the whole pack), a few, and one an entry.
-    for (const samples of [1, 3, 8, 100_000]) {
-      await expectAsGit(packed, [0, samples]);
-      await expectAsGit(imported, [0, samples]);
-      await expectAsGit(repacked, [0, samples]);
-    }
-  });
-
-  it('refuses a facts descriptor that is not one, null or undefined, and read-ahead bounds that are not two counts', () => {
+  it('refuses a facts descriptor that is not one, null or undefined', () => {
     const reader = objectReader();
     const db = reader.open(join(repo.dir, '.git', 'objects'), []);
     try {
@@ -266,19 +213,6 @@ describe.skipIf(skip)('the native commit walk', () => {
         reader.walkCommits(db, Buffer.alloc(20), false, 0, Buffer.alloc(4), () => {}, factsFd as number);
       expect(() => walk('3')).toThrow(/factsFd must be a file descriptor, null or undefined/);
       expect(() => walk(-1)).toThrow(/factsFd must be a file descriptor/);
-      const ahead = (readAhead: unknown) =>
-        reader.walkCommits(
-          db,
-          Buffer.alloc(20),
-          false,
-          0,
-          Buffer.alloc(4),
-          () => {},
-          null,
-          readAhead as [number, number],
-        );
-      for (const bad of [null, 3, [1], [1, -1], [0.5, 2], 'x'])
-        expect(() => ahead(bad)).toThrow(/readAhead must be undefined or \[fromObjects, samples\]/);
     } finally {
       reader.close(db);
     }

@@ -16,13 +16,11 @@ const READ_BLOCK = 1 << 20;
  * resident of a million synthetic commits' 157 MB index) and keeps an object for each commit it
  * meets; this walk reads the index by positioned reads and keeps a bit for each object of a pack.
  * `withFacts`: the file's `facts` are each commit's tree and parents (CommitFacts), for the listing.
- * `readAhead`: tests' bounds for reading commits ahead of the walk (native-module.ts, walkCommits).
  */
 export async function walkCommitsNatively(
   git: GitRunner,
   withParents = false,
   withFacts = false,
-  readAhead?: [fromObjects: number, samples: number],
 ): Promise<CommitFile | null> {
   const opened = await openObjectDatabase(git, 'listing');
   if (opened === null) return null;
@@ -36,16 +34,7 @@ export async function walkCommitsNatively(
       await file.fill(async (fd) => {
         const out = Buffer.alloc(4);
         const bytes = await answered((done) =>
-          opened.reader.walkCommits(
-            opened.db,
-            tips,
-            withParents,
-            fd,
-            out,
-            done,
-            facts?.descriptor() ?? null,
-            readAhead,
-          ),
+          opened.reader.walkCommits(opened.db, tips, withParents, fd, out, done, facts?.descriptor() ?? null),
         );
         facts?.written(out.readUInt32LE(0));
         return bytes;

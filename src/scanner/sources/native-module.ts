@@ -96,11 +96,6 @@ export interface ObjectReaderModule {
     done: (error: Error | null, bytes?: number) => void,
     /** Where each commit's fact goes too (commit-list.ts, CommitFacts), from the file's start. */
     factsFd?: number | null,
-    /**
-     * Tests only: read the largest pack's commits ahead of the walk from this many objects, in chunks
-     * cut at this many sampled entries (commit_read_ahead.rs; undefined: the reader's own bounds).
-     */
-    readAhead?: [fromObjects: number, samples: number],
   ): void;
   /**
    * Writes into `directory` (which must exist), for each pack holding any of them, a pack index of
