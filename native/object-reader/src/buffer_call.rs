@@ -38,12 +38,34 @@ unsafe impl Send for Sent {}
  * Buffer of whole ids.
  */
 pub fn ids_of(env: napi_env, value: napi_value) -> Option<Vec<u8>> {
+    bytes_of(env, value).filter(|bytes| bytes.len() % 20 == 0)
+}
+
+/** The bytes of the Buffer `value`, copied; None when it is not a Buffer. */
+pub fn bytes_of(env: napi_env, value: napi_value) -> Option<Vec<u8>> {
     let mut data = null_mut();
     let mut length = 0;
-    if unsafe { napi_get_buffer_info(env, value, &mut data, &mut length) } != NAPI_OK || length % 20 != 0 {
+    if unsafe { napi_get_buffer_info(env, value, &mut data, &mut length) } != NAPI_OK {
         return None;
     }
     Some(if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() })
+}
+
+/** Whether an optional argument was left out (null or undefined); None when its type cannot be told. */
+pub fn is_absent(env: napi_env, value: napi_value) -> Option<bool> {
+    let mut kind = 0;
+    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
+        return None;
+    }
+    Some(kind == NAPI_NULL || kind == NAPI_UNDEFINED)
+}
+
+/** An optional Buffer argument: Some(None) left out, Some(bytes) copied, None for anything else. */
+pub fn optional_bytes_of(env: napi_env, value: napi_value) -> Option<Option<Vec<u8>>> {
+    if is_absent(env, value)? {
+        return Some(None);
+    }
+    bytes_of(env, value).map(Some)
 }
 
 /**

@@ -5,6 +5,7 @@
 //! A fact is FACT_SIZE bytes: the tree's id, the first parent's id (zeros for none), and the number
 //! of parents (u32 LE), one a commit in the walk's order, written to a file of their own.
 
+use crate::buffer_call::optional_bytes_of;
 use crate::napi::*;
 use crate::tree::Commit;
 
@@ -34,17 +35,5 @@ pub fn commit_of(fact: &[u8]) -> Option<Commit> {
 
 /** `value`: Some(None) for null or undefined, Some(facts) for a Buffer of whole facts, else None. */
 pub fn facts_of(env: napi_env, value: napi_value) -> Option<Option<Vec<u8>>> {
-    let mut kind = 0;
-    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
-        return None;
-    }
-    if kind == NAPI_NULL || kind == NAPI_UNDEFINED {
-        return Some(None);
-    }
-    let mut data = std::ptr::null_mut();
-    let mut length = 0;
-    if unsafe { napi_get_buffer_info(env, value, &mut data, &mut length) } != NAPI_OK || length % FACT_SIZE != 0 {
-        return None;
-    }
-    Some(Some(if length == 0 { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec() }))
+    optional_bytes_of(env, value).filter(|facts| facts.as_ref().is_none_or(|f| f.len() % FACT_SIZE == 0))
 }

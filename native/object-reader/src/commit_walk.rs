@@ -358,11 +358,7 @@ pub extern "C" fn walk_commits(env: napi_env, info: napi_callback_info) -> napi_
 
 /** An optional descriptor: Some(None) for null or undefined, Some(fd) for one, None for anything else. */
 fn descriptor_of(env: napi_env, value: napi_value) -> Option<Option<i32>> {
-    let mut kind = 0;
-    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
-        return None;
-    }
-    if kind == NAPI_NULL || kind == NAPI_UNDEFINED {
+    if buffer_call::is_absent(env, value)? {
         return Some(None);
     }
     let mut descriptor = -1;

@@ -461,19 +461,7 @@ fn queue_listing(
 
 /** `paths`: Some(None) for null or undefined, Some(paths) for a Buffer of LF-ended paths, else None. */
 fn paths_of(env: napi_env, value: napi_value) -> Option<Option<Vec<Vec<u8>>>> {
-    let mut kind = 0;
-    if unsafe { napi_typeof(env, value, &mut kind) } != NAPI_OK {
-        return None;
-    }
-    if kind == NAPI_NULL || kind == NAPI_UNDEFINED {
-        return Some(None);
-    }
-    let mut data = std::ptr::null_mut();
-    let mut length = 0;
-    if unsafe { napi_get_buffer_info(env, value, &mut data, &mut length) } != NAPI_OK {
-        return None;
-    }
-    let bytes = if length == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(data as *const u8, length) } };
+    let Some(bytes) = buffer_call::optional_bytes_of(env, value)? else { return Some(None) };
     if bytes.last().is_some_and(|&b| b != b'\n') {
         return None;
     }

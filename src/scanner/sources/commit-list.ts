@@ -11,6 +11,23 @@ export interface CommitSequence {
   facts?(from: number, to: number): Buffer | null;
 }
 
+/** Reads `length` bytes of the file `fd` from `position` into `target` at `at`; `name` says which file ended early. */
+function readFully(
+  fd: number,
+  target: Buffer,
+  at: number,
+  position: number,
+  length: number,
+  name: string,
+): void {
+  let done = 0;
+  while (done < length) {
+    const got = readSync(fd, target, at + done, length - done, position + done);
+    if (got === 0) throw new Error(`${name} was cut short`);
+    done += got;
+  }
+}
+
 /** The bytes of a commit's fact (native commit_facts.rs: its tree, first parent and parent count). */
 export const FACT_SIZE = 44;
 
@@ -40,12 +57,7 @@ export class CommitFacts {
   /** The facts of commits [from, to), in order. */
   read(from: number, to: number): Buffer {
     const out = Buffer.allocUnsafe((to - from) * FACT_SIZE);
-    let done = 0;
-    while (done < out.length) {
-      const got = readSync(this.open(), out, done, out.length - done, from * FACT_SIZE + done);
-      if (got === 0) throw new Error('the commit facts file was cut short');
-      done += got;
-    }
+    readFully(this.open(), out, 0, from * FACT_SIZE, out.length, 'the commit facts file');
     return out;
   }
 
@@ -166,18 +178,21 @@ export class CommitFile implements RecordStore {
   }
 
   private read(target: Buffer, at: number, from: number, to: number): void {
-    let done = 0;
-    while (done < to - from) {
-      const got = readSync(this.open(), target, at + done, to - from - done, from + done);
-      if (got === 0) throw new Error('the commit list file was cut short');
-      done += got;
-    }
+    readFully(this.open(), target, at, from, to - from, 'the commit list file');
   }
 
   private open(): number {
     if (this.fd === null) throw new Error('the commit list file is closed');
     return this.fd;
   }
+}
+
+/** `run`'s records of `width` bytes in the opposite order. */
+function reversedRecords(run: Buffer, width: number): Buffer {
+  const count = width === 0 ? 0 : run.length / width;
+  const out = Buffer.allocUnsafe(run.length);
+  for (let i = 0; i < count; i++) run.copy(out, i * width, (count - 1 - i) * width, (count - i) * width);
+  return out;
 }
 
 /**
@@ -193,22 +208,13 @@ export class ReversedCommits implements CommitSequence {
     return this.list.at(this.list.length - 1 - i);
   }
   slice(from: number, to: number): Buffer {
-    const width = this.list.width;
     const n = this.list.length;
-    const run = this.list.slice(n - to, n - from);
-    const out = Buffer.allocUnsafe(run.length);
-    for (let i = 0; i < to - from; i++)
-      run.copy(out, i * width, (to - from - 1 - i) * width, (to - from - i) * width);
-    return out;
+    return reversedRecords(this.list.slice(n - to, n - from), this.list.width);
   }
   facts(from: number, to: number): Buffer | null {
     const n = this.list.length;
     const run = this.list.facts(n - to, n - from);
-    if (run === null) return null;
-    const out = Buffer.allocUnsafe(run.length);
-    for (let i = 0; i < to - from; i++)
-      run.copy(out, i * FACT_SIZE, (to - from - 1 - i) * FACT_SIZE, (to - from - i) * FACT_SIZE);
-    return out;
+    return run === null ? null : reversedRecords(run, FACT_SIZE);
   }
   /** The commits at the first `count` of `places` (places in this order), as a list. */
   pick(places: Int32Array, count: number): CommitList {
