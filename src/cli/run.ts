@@ -56,13 +56,26 @@ export async function run(argv: string[], io: CliIo, commands: CommandSet): Prom
       return EXIT.error;
     }
     if (e instanceof ScanError || e instanceof ConfigError || e instanceof DomainError) {
-      io.stderr.write(`svc: ${e.message}\n`);
+      io.stderr.write(`svc: ${oneLine(e.message)}\n`);
       return EXIT.error;
     }
     // An unexpected failure: still one line, no stack trace (SVC_DEBUG=1 shows it).
     const message = e instanceof Error ? e.message : String(e);
-    io.stderr.write(`svc: internal error: ${message}\n`);
+    io.stderr.write(`svc: internal error: ${oneLine(message)}\n`);
     if (io.env.SVC_DEBUG === '1' && e instanceof Error) io.stderr.write(`${e.stack}\n`);
     return EXIT.error;
   }
+}
+
+/**
+ * A message as one line: an error from git or the system may carry several (git's own stderr), and
+ * the CLI's contract is one line an error, which a CI log or a wrapper script reads as one.
+ */
+export function oneLine(message: string): string {
+  const line = message
+    .split(/\r?\n/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .join(' ');
+  return line === '' ? 'no message' : line;
 }
