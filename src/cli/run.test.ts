@@ -1,30 +1,18 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveChildren } from '../../test/helpers/child-processes.js';
 import { fakeCodehostToken } from '../../test/helpers/fake-secrets.js';
 import { TestRepo } from '../../test/helpers/git-repo.js';
+import { sink } from '../../test/helpers/text-sink.js';
 import { ScanError } from '../scanner/errors.js';
 import { scanRepository } from '../scanner/index.js';
 import type { CliIo } from './io.js';
 import { type CommandSet, oneLine, run } from './run.js';
 
-function collector(): { stream: Writable; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
 async function runFailing(
   failure: () => Promise<never>,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stderr: string; stdout: string }> {
-  const stdout = collector();
-  const stderr = collector();
+  const [stdout, stderr] = [sink(), sink()];
   const io: CliIo = { stdout: stdout.stream, stderr: stderr.stream, env };
   const commands: CommandSet = { scan: async () => ({ run: failure, help: '' }) };
   const code = await run(['scan'], io, commands);

@@ -1,18 +1,6 @@
-import { Writable } from 'node:stream';
 import { ALL_COMMANDS } from '../../src/cli/commands.js';
 import { run } from '../../src/cli/run.js';
-
-/** A stream that keeps what is written to it. */
-function sink() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { sink } from './text-sink.js';
 
 /**
  * `svc admin ARGS` run in this process as the CLI runs it (run.ts: its error lines and exit codes),
