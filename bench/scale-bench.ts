@@ -68,6 +68,8 @@ for (const repo of realRepos) histories.push({ name: basename(repo.replace(/\/re
 
 const rows: string[] = [];
 const load: number[] = [];
+/** The history column fits the longest name ("synthetic 1,000,000 (fast-import pack)"). */
+const nameWidth = Math.max(22, ...histories.map((h) => h.name.length));
 for (const history of histories) {
   const commits = Number(
     execFileSync('git', ['-C', history.repo, 'rev-list', '--all', '--count'], { encoding: 'utf8' }).trim(),
@@ -93,7 +95,7 @@ for (const history of histories) {
   const scanSeconds = median(scan.map((m) => m.wallSeconds));
   rows.push(
     [
-      history.name.padEnd(22),
+      history.name.padEnd(nameWidth),
       commits.toLocaleString('en').padStart(9),
       `${(blobs.bytes / 1e9).toFixed(2)} GB`.padStart(9),
       `${floorSeconds.toFixed(2)} s`.padStart(9),
@@ -119,7 +121,7 @@ console.log(
 );
 console.log(
   [
-    'history'.padEnd(22),
+    'history'.padEnd(nameWidth),
     'commits'.padStart(9),
     'blobs'.padStart(9),
     'floor'.padStart(9),
