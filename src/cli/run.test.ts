@@ -5,7 +5,7 @@ import { TestRepo } from '../../test/helpers/git-repo.js';
 import { sink } from '../../test/helpers/text-sink.js';
 import { ScanError } from '../scanner/errors.js';
 import { scanRepository } from '../scanner/index.js';
-import type { CliIo } from './io.js';
+import { type CliIo, UsageError } from './io.js';
 import { type CommandSet, oneLine, run } from './run.js';
 
 async function runFailing(
@@ -52,6 +52,21 @@ describe('a failure inside a scan, as the CLI reports it', () => {
       throw new ScanError('fatal', 'git failed:\nfatal: bad object\n  twice');
     });
     expect(result).toEqual({ code: 2, stderr: 'svc: git failed: fatal: bad object twice\n', stdout: '' });
+  });
+
+  it("keeps a usage error's message, and an unknown command's name, to one line", async () => {
+    const usage = await runFailing(async () => {
+      throw new UsageError('unknown format "a\nb"');
+    });
+    expect(usage).toEqual({
+      code: 2,
+      stderr: 'svc: unknown format "a b" (run "svc scan --help")\n',
+      stdout: '',
+    });
+    const [stdout, stderr] = [sink(), sink()];
+    const io: CliIo = { stdout: stdout.stream, stderr: stderr.stream, env: {} };
+    expect(await run(['sc\nan'], io, {})).toBe(2);
+    expect(stderr.text()).toBe('svc: unknown command "sc an" (run "svc --help")\n');
   });
 
   it('shows the stack after the line only with SVC_DEBUG=1', async () => {

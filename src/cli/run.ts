@@ -45,26 +45,31 @@ export async function run(argv: string[], io: CliIo, commands: CommandSet): Prom
   }
   const load = commands[command];
   if (load === undefined) {
-    io.stderr.write(`svc: unknown command "${command}" (run "svc --help")\n`);
+    writeError(io, `unknown command "${command}" (run "svc --help")`);
     return EXIT.error;
   }
   try {
     return await (await load()).run(rest, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`svc: ${e.message} (run "svc ${command} --help")\n`);
+      writeError(io, `${e.message} (run "svc ${command} --help")`);
       return EXIT.error;
     }
     if (e instanceof ScanError || e instanceof ConfigError || e instanceof DomainError) {
-      io.stderr.write(`svc: ${oneLine(e.message)}\n`);
+      writeError(io, e.message);
       return EXIT.error;
     }
     // An unexpected failure: still one line, no stack trace (SVC_DEBUG=1 shows it).
     const message = e instanceof Error ? e.message : String(e);
-    io.stderr.write(`svc: internal error: ${oneLine(message)}\n`);
+    writeError(io, `internal error: ${message}`);
     if (io.env.SVC_DEBUG === '1' && e instanceof Error) io.stderr.write(`${e.stack}\n`);
     return EXIT.error;
   }
+}
+
+/** The CLI's error line on stderr: `svc: ` and the message, on one line whatever it carries. */
+function writeError(io: CliIo, message: string): void {
+  io.stderr.write(`svc: ${oneLine(message)}\n`);
 }
 
 /**
